@@ -1,0 +1,265 @@
+/* abi.h: the csan-vmm host/guest contract (boot note, hypercalls, layouts). */
+#ifndef CSAN_ABI_H
+#define CSAN_ABI_H
+
+/*
+ * This header is shared by the VMM (hosted C) and the guest (freestanding C
+ * and assembly).  It uses C99 fixed-width types only and has no
+ * dependencies, so a third-party kernel can copy it to talk to csan-vmm.
+ *
+ * Version rule: CSAN_ABI_VERSION changes whenever a hypercall number, a
+ * struct layout or the meaning of a field changes.  The VMM runs only guests
+ * whose ABI note carries exactly its version; there is no negotiation, since
+ * guest and VMM are built from one tree.
+ */
+#define CSAN_ABI_VERSION 1
+
+/*
+ * The ABI note: an ELF note in the guest image with name "csan-vmm", type
+ * CSAN_NOTE_ABI and a 4-byte descriptor holding CSAN_ABI_VERSION.  Notes
+ * with the same name and other types are reserved.
+ */
+#define CSAN_NOTE_NAME "csan-vmm"
+#define CSAN_NOTE_ABI 1
+
+/*
+ * Hypercall transport: the guest writes the guest-physical address of the
+ * call's argument struct, 32 bits wide, to I/O port CSAN_HC_PORT_BASE + nr
+ * (`outl`).  The struct must lie below 4 GiB, inside guest RAM, and be
+ * aligned to 8 bytes.  The VMM handles the exit on the calling vCPU's
+ * thread and resumes the vCPU after the OUT fields are written.
+ */
+#define CSAN_HC_PORT_BASE 0xc500
+#define CSAN_HC_PORT_COUNT 0x100
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+
+/*
+ * Guest addresses travel as plain integers so that host code cannot
+ * dereference one by mistake; the VMM turns them into host pointers only
+ * through its bounds-checked translation.
+ */
+typedef uint64_t csan_gpa_t;
+
+enum csan_hypercall {
+	CSAN_HC_PUTS = 1, /* console output, bypassing the UART */
+	CSAN_HC_EXIT = 2, /* the guest is done: orderly exit with a status */
+	CSAN_HC_FAULT = 3, /* unhandled exception or panic: the VMM stops */
+	CSAN_HC_REPORT = 4, /* a race report: struct csan_hc_report */
+	CSAN_HC_MAX
+};
+
+/* CSAN_HC_PUTS: write len bytes at data to the host console. */
+struct csan_hc_puts {
+	/* IN */ csan_gpa_t data;
+	/* IN */ uint64_t len;
+};
+
+/*
+ * CSAN_HC_EXIT: end the run.  status 0 means the guest finished what it
+ * was asked to do; any other value means it judged itself failed (the VMM
+ * then exits with its "guest failed" status).  Does not return.
+ */
+struct csan_hc_exit {
+	/* IN */ int32_t status;
+	/* IN */ uint32_t cpu;
+};
+
+/* General registers as the guest saw them when the fault happened. */
+struct csan_regs {
+	uint64_t rax, rbx, rcx, rdx, rsi, rdi, rbp, rsp;
+	uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
+	uint64_t rip, rflags, cs, ss;
+	uint64_t cr2, cr3;
+};
+
+/*
+ * CSAN_HC_FAULT: the guest cannot continue.  vector is the exception vector
+ * (0-31), or CSAN_FAULT_PANIC for a software panic, in which case message
+ * and message_len describe the panic text.  regs are the interrupted
+ * context for an exception and the caller's context for a panic.  Does not
+ * return.
+ */
+#define CSAN_FAULT_PANIC 0xffffffffu
+struct csan_hc_fault {
+	/* IN */ uint32_t vector;
+	/* IN */ uint32_t cpu;
+	/* IN */ uint64_t error_code;
+	/* IN */ csan_gpa_t message;
+	/* IN */ uint64_t message_len;
+	/* IN */ struct csan_regs regs;
+};
+
+/*
+ * The scenario table: every scenario of the bundled guest is one struct
+ * csan_scenario_desc in the ELF section CSAN_SCENARIO_SECTION, so the VMM
+ * can list and check scenario names before it boots anything.  name and
+ * summary are guest virtual addresses of NUL-terminated strings inside the
+ * loaded image (the guest is identity-mapped, so they are also physical).
+ */
+#define CSAN_SCENARIO_SECTION ".csan.scenarios"
+#define CSAN_SCENARIO_NAME_MAX 48
+#define CSAN_SCENARIO_TEST_ONLY 0x1u /* hidden from --scenario=list */
+struct csan_scenario_desc {
+	csan_gpa_t name;
+	csan_gpa_t summary;
+	csan_gpa_t run; /* guest entry: int run(void), 0 = pass */
+	uint32_t flags;
+	uint32_t reserved;
+};
+
+/* The most vCPUs a guest is started with (xAPIC IDs and table sizes). */
+#define CSAN_MAX_CPUS 64
+
+/* Layouts are part of the ABI: a change here must bump the version. */
+_Static_assert(sizeof(struct csan_hc_puts) == 16, "csan_hc_puts layout");
+_Static_assert(sizeof(struct csan_hc_exit) == 8, "csan_hc_exit layout");
+_Static_assert(sizeof(struct csan_regs) == 22 * 8, "csan_regs layout");
+_Static_assert(sizeof(struct csan_hc_fault) == 32 + 22 * 8,
+	       "csan_hc_fault layout");
+_Static_assert(sizeof(struct csan_scenario_desc) == 32, "scenario layout");
+#endif /* !__ASSEMBLER__ */
+
+/*
+ * Discovery: under csan-vmm, CPUID leaf CSAN_CPUID_BASE returns the
+ * signature "csan-vmm-abi" in EBX, ECX, EDX (as KVM does with "KVMKVMKVM")
+ * and the highest csan leaf in EAX.  The leaves sit at 0x40000100 so the
+ * KVM leaves at 0x40000000 stay visible to a guest that wants them.
+ *   CSAN_CPUID_INFO: EAX = ABI version, EBX = TSC frequency in kHz (0 if
+ *   unknown), ECX = local APIC timer input frequency in kHz.
+ * A guest that finds no signature runs on a plain PC (QEMU -kernel) and
+ * must use the UART and a platform exit device instead of hypercalls.
+ */
+#define CSAN_CPUID_BASE 0x40000100u
+#define CSAN_CPUID_INFO 0x40000101u
+#define CSAN_CPUID_SIG_EBX 0x6e617363u /* "csan" */
+#define CSAN_CPUID_SIG_ECX 0x6d6d762du /* "-vmm" */
+#define CSAN_CPUID_SIG_EDX 0x6962612du /* "-abi" */
+
+/*
+ * Guest-physical layout the VMM builds (a PC-compatible subset, so that
+ * the same guest boots under QEMU):
+ *   [0, 0x1000)          left zero
+ *   [0x1000, 0x8000)     boot data: PVH start info, memory map, command line
+ *   [0x8000, 0xa0000)    free low RAM (guests use it for AP start code)
+ *   [0xe0000, 0x100000)  ACPI tables (RSDP found by the usual BIOS-area scan)
+ *   [0x100000, RAM end)  the kernel image, then free RAM
+ *   0xfec00000           I/O APIC, 0xfee00000 local APICs (in-kernel)
+ * RAM ends below CSAN_RAM_LIMIT; the rest of the 32-bit space is devices.
+ */
+#define CSAN_BOOT_DATA_BASE 0x1000u
+#define CSAN_BOOT_DATA_END 0x8000u
+#define CSAN_LOW_RAM_END 0xa0000u
+#define CSAN_ACPI_BASE 0xe0000u
+#define CSAN_ACPI_END 0x100000u
+#define CSAN_KERNEL_MIN 0x100000u
+#define CSAN_RAM_LIMIT 0xc0000000u
+#define CSAN_IOAPIC_BASE 0xfec00000u
+#define CSAN_LAPIC_BASE 0xfee00000u
+
+/* The 16550 UART the VMM models and the guest's console. */
+#define CSAN_COM1_PORT 0x3f8
+
+/*
+ * On a plain PC the guest ends the run through QEMU's isa-debug-exit
+ * device at this port (`-device isa-debug-exit,iobase=0xf4,iosize=4`);
+ * QEMU then exits with status (value << 1) | 1.
+ */
+#define CSAN_QEMU_EXIT_PORT 0xf4
+
+/*
+ * CSAN_HC_REPORT: one race report, sent once per finding.  The VMM checks
+ * every field (see src/watch/report.c), symbolizes the addresses against
+ * the guest ELF's DWARF and prints it in KCSAN's layout; the call returns
+ * when the report is counted, so the guest may reuse the struct.
+ *
+ * A report has one side (CSAN_REPORT_UNKNOWN_ORIGIN: a value changed under
+ * a watchpoint and nobody was seen writing) or two.  Sides are printed in
+ * order, as KCSAN does: side[0] is the access that ran into the watchpoint,
+ * side[1] the access that set it and saw the value change.  The values
+ * describe the last side's access.  Each side carries its own address and
+ * size because the two accesses only need to overlap.
+ */
+#define CSAN_REPORT_MAX_SIDES 2
+#define CSAN_REPORT_MAX_STACK 64 /* return addresses per side, as KCSAN */
+#define CSAN_REPORT_MAX_SIZE 4096 /* bytes per access: one watchpoint slot */
+
+/* Access type bits, with KCSAN's meanings (include/linux/kcsan-checks.h). */
+#define CSAN_ACCESS_WRITE 0x1u /* a write; without it a read */
+#define CSAN_ACCESS_COMPOUND 0x2u /* read-modify-write; needs WRITE */
+#define CSAN_ACCESS_ATOMIC 0x4u /* marked: READ_ONCE, atomics */
+#define CSAN_ACCESS_ASSERT 0x8u /* an assertion: no writes, or with WRITE no accesses */
+#define CSAN_ACCESS_SCOPED 0x10u /* checked for the length of a scope */
+#define CSAN_ACCESS_KNOWN 0x1fu
+
+/* Side flags. */
+#define CSAN_SIDE_IP_AFTER 0x1u /* ip is just past the access: a return
+				 * address into the instrumented code, or
+				 * RIP after a trap-like #DB; symbolize ip-1 */
+#define CSAN_SIDE_KNOWN 0x1u
+
+/* Which of old_value, new_value and mask hold something. */
+#define CSAN_VALUE_OLD 0x1u
+#define CSAN_VALUE_NEW 0x2u
+#define CSAN_VALUE_MASK 0x4u /* only with OLD and NEW */
+#define CSAN_VALUE_KNOWN 0x7u
+
+#ifndef __ASSEMBLER__
+enum csan_report_kind {
+	CSAN_REPORT_DATA_RACE = 1, /* "BUG: KCSAN: data-race in A / B" */
+	CSAN_REPORT_ASSERT = 2, /* "assert: race": some side has CSAN_ACCESS_ASSERT */
+	CSAN_REPORT_UNKNOWN_ORIGIN = 3, /* one side, value changed by nobody seen */
+	CSAN_REPORT_KIND_MAX
+};
+
+enum csan_report_context {
+	CSAN_CTX_TASK = 1, /* task_id names the task */
+	CSAN_CTX_INTERRUPT = 2, /* interrupt or exception handler; task_id 0 */
+	CSAN_CTX_MAX
+};
+
+/* What saw a side: the printed report and the summary name it. */
+enum csan_report_mechanism {
+	CSAN_MECH_SOFT_WATCH = 1, /* the guest's soft watchpoint (KCSAN's way) */
+	CSAN_MECH_HW_DEBUGREG = 2, /* a host-set debug register trapped */
+	CSAN_MECH_HOST_UNWIND = 3, /* the host unwound a stopped vCPU's stack */
+	CSAN_MECH_MAX
+};
+
+struct csan_report_side {
+	/* IN */ uint64_t addr; /* guest virtual address of the access */
+	/* IN */ uint32_t size; /* bytes, 1..CSAN_REPORT_MAX_SIZE */
+	/* IN */ uint32_t access; /* CSAN_ACCESS_* */
+	/* IN */ uint32_t cpu; /* < CSAN_MAX_CPUS */
+	/* IN */ uint32_t context; /* enum csan_report_context */
+	/* IN */ uint32_t task_id; /* with CSAN_CTX_TASK, else 0 */
+	/* IN */ uint32_t mechanism; /* enum csan_report_mechanism */
+	/* IN */ uint32_t flags; /* CSAN_SIDE_* */
+	/* IN */ uint32_t nret; /* entries of ret[] in use, <= CSAN_REPORT_MAX_STACK */
+	/* IN */ uint64_t ip; /* the access (see CSAN_SIDE_IP_AFTER), not 0 */
+	/* IN */ uint64_t ret[CSAN_REPORT_MAX_STACK]; /* return addresses, innermost first */
+};
+
+struct csan_hc_report {
+	/* IN */ uint32_t kind; /* enum csan_report_kind */
+	/* IN */ uint32_t nsides; /* 1 for CSAN_REPORT_UNKNOWN_ORIGIN, else 2 */
+	/* IN */ uint32_t value_flags; /* CSAN_VALUE_* */
+	/* IN */ uint32_t reserved; /* 0 */
+	/* IN */ uint64_t old_value; /* the last side's location before ... */
+	/* IN */ uint64_t new_value; /* ... and after the race */
+	/* IN */ uint64_t mask; /* bits that must not change (ASSERT_EXCLUSIVE_BITS) */
+	/* IN */ struct csan_report_side side[CSAN_REPORT_MAX_SIDES]; /* unused side all 0 */
+};
+
+_Static_assert(sizeof(struct csan_report_side) == 48 + 8 * CSAN_REPORT_MAX_STACK,
+	       "csan_report_side layout");
+_Static_assert(__builtin_offsetof(struct csan_report_side, ip) == 40, "csan_report_side ip");
+_Static_assert(__builtin_offsetof(struct csan_report_side, ret) == 48, "csan_report_side ret");
+_Static_assert(__builtin_offsetof(struct csan_hc_report, old_value) == 16, "csan_hc_report values");
+_Static_assert(__builtin_offsetof(struct csan_hc_report, side) == 40, "csan_hc_report side");
+_Static_assert(sizeof(struct csan_hc_report) == 40 + 2 * (48 + 8 * CSAN_REPORT_MAX_STACK),
+	       "csan_hc_report layout");
+#endif /* !__ASSEMBLER__ */
+
+#endif /* CSAN_ABI_H */

@@ -1,0 +1,280 @@
+/* fault.c: reports of what stopped the guest: exceptions, panics, bad exits. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "vmm/fault.h"
+#include "vmm/vm.h"
+#include "vmm/x86.h"
+
+/* SDM Vol. 3A, 6.3.1, table 6-1; AMD APM Vol. 2, 8.2 for 28-30. */
+static const char *const vector_names[32] = {
+	[0] = "#DE",  [1] = "#DB",  [2] = "NMI",  [3] = "#BP",	[4] = "#OF",  [5] = "#BR",
+	[6] = "#UD",  [7] = "#NM",  [8] = "#DF",  [9] = "#CSO", [10] = "#TS", [11] = "#NP",
+	[12] = "#SS", [13] = "#GP", [14] = "#PF", [16] = "#MF", [17] = "#AC", [18] = "#MC",
+	[19] = "#XM", [20] = "#VE", [21] = "#CP", [28] = "#HV", [29] = "#VC", [30] = "#SX",
+};
+
+const char *fault_vector_name(unsigned vector)
+{
+	if (vector < 32 && vector_names[vector])
+		return vector_names[vector];
+	return "#??";
+}
+
+/* Registers beyond struct csan_regs that only KVM can tell. */
+struct fault_cregs {
+	uint64_t cr0, cr4, efer;
+};
+
+/* Print @r for vCPU @cpu; @c adds CR0/CR4/EFER when not NULL.  stderr is locked. */
+static void print_regs(unsigned cpu, const struct csan_regs *r, const struct fault_cregs *c)
+{
+	fprintf(stderr,
+		"csan-vmm: vCPU %u registers:\n"
+		"csan-vmm:   RIP %016" PRIx64 "  RFLAGS %016" PRIx64 "  CS %04" PRIx64
+		"  SS %04" PRIx64 "\n"
+		"csan-vmm:   RAX %016" PRIx64 "  RBX %016" PRIx64 "  RCX %016" PRIx64
+		"  RDX %016" PRIx64 "\n"
+		"csan-vmm:   RSI %016" PRIx64 "  RDI %016" PRIx64 "  RBP %016" PRIx64
+		"  RSP %016" PRIx64 "\n"
+		"csan-vmm:   R8  %016" PRIx64 "  R9  %016" PRIx64 "  R10 %016" PRIx64
+		"  R11 %016" PRIx64 "\n"
+		"csan-vmm:   R12 %016" PRIx64 "  R13 %016" PRIx64 "  R14 %016" PRIx64
+		"  R15 %016" PRIx64 "\n",
+		cpu, r->rip, r->rflags, r->cs, r->ss, r->rax, r->rbx, r->rcx, r->rdx, r->rsi,
+		r->rdi, r->rbp, r->rsp, r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14,
+		r->r15);
+	if (c)
+		fprintf(stderr,
+			"csan-vmm:   CR0 %016" PRIx64 "  CR2 %016" PRIx64 "  CR3 %016" PRIx64
+			"  CR4 %016" PRIx64 "  EFER %" PRIx64 "\n",
+			c->cr0, r->cr2, r->cr3, c->cr4, c->efer);
+	else
+		fprintf(stderr, "csan-vmm:   CR2 %016" PRIx64 "  CR3 %016" PRIx64 "\n", r->cr2,
+			r->cr3);
+}
+
+/* The guest's text, with anything unprintable shown as '?'. */
+static void print_guest_text(const char *s, size_t len)
+{
+	size_t i;
+
+	while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
+		len--;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		fputc(c == '\n' || (c >= 0x20 && c < 0x7f) ? c : '?', stderr);
+	}
+}
+
+void fault_report_guest(struct vcpu *vcpu, const struct csan_hc_fault *f, const char *msg,
+			size_t msg_len)
+{
+	flockfile(stderr);
+	if (f->vector == CSAN_FAULT_PANIC) {
+		fprintf(stderr, "csan-vmm: vCPU %u: guest panic: ", vcpu->id);
+		print_guest_text(msg ? msg : "(no message)", msg ? msg_len : 12);
+		fprintf(stderr, "\n");
+	} else {
+		fprintf(stderr,
+			"csan-vmm: vCPU %u: guest exception %s (vector %u), error code %#" PRIx64
+			", CR2 %#" PRIx64 ", RIP %#" PRIx64 "\n",
+			vcpu->id, fault_vector_name(f->vector), f->vector, f->error_code,
+			f->regs.cr2, f->regs.rip);
+		if (msg && msg_len) {
+			fprintf(stderr, "csan-vmm: vCPU %u: guest says: ", vcpu->id);
+			print_guest_text(msg, msg_len);
+			fprintf(stderr, "\n");
+		}
+	}
+	if (f->cpu != vcpu->id)
+		fprintf(stderr, "csan-vmm: vCPU %u: (the guest calls this CPU %" PRIu32 ")\n",
+			vcpu->id, f->cpu);
+	print_regs(vcpu->id, &f->regs, NULL);
+	funlockfile(stderr);
+}
+
+/* Linear address -> guest-physical through KVM's view of the guest's paging. */
+static int translate(struct vcpu *vcpu, uint64_t linear, uint64_t *gpa)
+{
+	struct kvm_translation t = { .linear_address = linear };
+
+	if (ioctl(vcpu->fd, KVM_TRANSLATE, &t) < 0)
+		return -errno;
+	if (!t.valid)
+		return -EFAULT;
+	*gpa = t.physical_address;
+	return 0;
+}
+
+size_t fault_read_guest_code(struct vcpu *vcpu, uint64_t rip, uint8_t *buf, size_t len)
+{
+	struct kvm_sregs sregs;
+	uint64_t linear;
+	size_t done = 0;
+
+	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0)
+		return 0;
+	/* CS's base is ignored in 64-bit mode (SDM Vol. 3A, 3.4.4). */
+	linear = sregs.cs.l ? rip : sregs.cs.base + rip;
+	while (done < len) {
+		uint64_t page_left = 4096 - ((linear + done) & 4095);
+		size_t chunk = len - done < page_left ? len - done : (size_t)page_left;
+		uint64_t gpa = 0;
+		void *hva;
+
+		if (translate(vcpu, linear + done, &gpa))
+			break;
+		hva = vm_gpa_to_hva(vcpu->vm, gpa, chunk);
+		if (!hva)
+			break;
+		memcpy(buf + done, hva, chunk);
+		done += chunk;
+	}
+	return done;
+}
+
+static void print_code(struct vcpu *vcpu, uint64_t rip)
+{
+	uint8_t code[X86_MAX_INSN_LEN];
+	size_t i, n = fault_read_guest_code(vcpu, rip, code, sizeof(code));
+
+	if (!n) {
+		fprintf(stderr, "csan-vmm: vCPU %u: code at RIP: not in guest RAM\n", vcpu->id);
+		return;
+	}
+	fprintf(stderr, "csan-vmm: vCPU %u: code at RIP:", vcpu->id);
+	for (i = 0; i < n; i++)
+		fprintf(stderr, " %02x", code[i]);
+	fprintf(stderr, "\n");
+}
+
+/* Every register KVM holds for @vcpu, in the guest report's layout. */
+static void print_kvm_regs(struct vcpu *vcpu)
+{
+	struct kvm_regs k;
+	struct kvm_sregs s;
+	struct csan_regs r;
+	struct fault_cregs c;
+
+	if (ioctl(vcpu->fd, KVM_GET_REGS, &k) < 0 || ioctl(vcpu->fd, KVM_GET_SREGS, &s) < 0) {
+		fprintf(stderr, "csan-vmm: vCPU %u: cannot read registers: %s\n", vcpu->id,
+			strerror(errno));
+		return;
+	}
+	r = (struct csan_regs){
+		.rax = k.rax,
+		.rbx = k.rbx,
+		.rcx = k.rcx,
+		.rdx = k.rdx,
+		.rsi = k.rsi,
+		.rdi = k.rdi,
+		.rbp = k.rbp,
+		.rsp = k.rsp,
+		.r8 = k.r8,
+		.r9 = k.r9,
+		.r10 = k.r10,
+		.r11 = k.r11,
+		.r12 = k.r12,
+		.r13 = k.r13,
+		.r14 = k.r14,
+		.r15 = k.r15,
+		.rip = k.rip,
+		.rflags = k.rflags,
+		.cs = s.cs.selector,
+		.ss = s.ss.selector,
+		.cr2 = s.cr2,
+		.cr3 = s.cr3,
+	};
+	c = (struct fault_cregs){ .cr0 = s.cr0, .cr4 = s.cr4, .efer = s.efer };
+	print_regs(vcpu->id, &r, &c);
+	print_code(vcpu, k.rip);
+}
+
+static const char *internal_error_name(uint32_t suberror)
+{
+	switch (suberror) {
+	case KVM_INTERNAL_ERROR_EMULATION: return "emulation failure";
+	case KVM_INTERNAL_ERROR_SIMUL_EX: return "exception while delivering an exception";
+	case KVM_INTERNAL_ERROR_DELIVERY_EV: return "exit while delivering an event";
+	case KVM_INTERNAL_ERROR_UNEXPECTED_EXIT_REASON: return "unexpected hardware exit";
+	default: return "unknown sub-error";
+	}
+}
+
+static void report_internal_error(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	uint32_t i, n = run->internal.ndata;
+
+	fprintf(stderr, "csan-vmm: vCPU %u: KVM internal error %u (%s)\n", vcpu->id,
+		run->internal.suberror, internal_error_name(run->internal.suberror));
+	if (run->internal.suberror == KVM_INTERNAL_ERROR_EMULATION && n >= 1 &&
+	    (run->emulation_failure.flags & KVM_INTERNAL_ERROR_EMULATION_FLAG_INSTRUCTION_BYTES)) {
+		unsigned len = run->emulation_failure.insn_size;
+
+		if (len > X86_MAX_INSN_LEN)
+			len = X86_MAX_INSN_LEN;
+		fprintf(stderr, "csan-vmm: vCPU %u: instruction KVM could not emulate:", vcpu->id);
+		for (i = 0; i < len; i++)
+			fprintf(stderr, " %02x", run->emulation_failure.insn_bytes[i]);
+		fprintf(stderr,
+			"\ncsan-vmm: (KVM without hardware virtualization, such as PVM, "
+			"emulates guest kernel code and lacks some instructions: build the "
+			"guest for general registers only, without POPCNT, XSAVE, SMAP or INT3)\n");
+		return;
+	}
+	if (n > sizeof(run->internal.data) / sizeof(run->internal.data[0]))
+		n = sizeof(run->internal.data) / sizeof(run->internal.data[0]);
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "csan-vmm: vCPU %u:   data[%u] = %#llx\n", vcpu->id, i,
+			(unsigned long long)run->internal.data[i]);
+}
+
+void fault_report_exit(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+
+	flockfile(stderr);
+	switch (run->exit_reason) {
+	case KVM_EXIT_SHUTDOWN:
+		fprintf(stderr,
+			"csan-vmm: vCPU %u: triple fault (KVM_EXIT_SHUTDOWN): an exception "
+			"could not be delivered; the guest's IDT, GDT or stack is broken\n",
+			vcpu->id);
+		break;
+	case KVM_EXIT_INTERNAL_ERROR: report_internal_error(vcpu); break;
+	case KVM_EXIT_FAIL_ENTRY:
+		fprintf(stderr,
+			"csan-vmm: vCPU %u: VM entry failed: hardware reason %#llx on host "
+			"CPU %u (invalid guest state)\n",
+			vcpu->id, (unsigned long long)run->fail_entry.hardware_entry_failure_reason,
+			run->fail_entry.cpu);
+		break;
+	case KVM_EXIT_SYSTEM_EVENT:
+		fprintf(stderr, "csan-vmm: vCPU %u: guest asked for a system %s (event type %u)\n",
+			vcpu->id,
+			run->system_event.type == KVM_SYSTEM_EVENT_RESET ? "reset" : "shutdown",
+			run->system_event.type);
+		break;
+	case KVM_EXIT_DEBUG:
+		fprintf(stderr,
+			"csan-vmm: vCPU %u: unexpected debug exit (exception %u, DR6 %#llx, "
+			"DR7 %#llx, PC %#llx)\n",
+			vcpu->id, run->debug.arch.exception,
+			(unsigned long long)run->debug.arch.dr6,
+			(unsigned long long)run->debug.arch.dr7,
+			(unsigned long long)run->debug.arch.pc);
+		break;
+	default:
+		fprintf(stderr, "csan-vmm: vCPU %u: unexpected KVM exit reason %u\n", vcpu->id,
+			run->exit_reason);
+		break;
+	}
+	print_kvm_regs(vcpu);
+	funlockfile(stderr);
+}

@@ -1,0 +1,265 @@
+/* options.c: parse and check the csan-vmm command line. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csan/abi.h"
+#include "vmm/options.h"
+
+/* Long-only options get values above the char range. */
+enum {
+	OPTK_TIMEOUT = 0x100,
+	OPTK_SEED,
+	OPTK_VERSION,
+};
+
+static const struct option long_options[] = {
+	{ "cpus", required_argument, NULL, 'c' },
+	{ "memory", required_argument, NULL, 'm' },
+	{ "append", required_argument, NULL, 'a' },
+	{ "scenario", required_argument, NULL, 's' },
+	{ "timeout", required_argument, NULL, OPTK_TIMEOUT },
+	{ "seed", required_argument, NULL, OPTK_SEED },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "version", no_argument, NULL, OPTK_VERSION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+void options_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: csan-vmm [OPTIONS] [GUEST-ELF]\n"
+		"Run a kernel under a small KVM hypervisor that hunts data races.\n"
+		"Without GUEST-ELF, the bundled guest kernel and its race zoo run.\n"
+		"\n"
+		"  -c, --cpus=N          vCPUs to start (1-%d, default %d)\n"
+		"  -m, --memory=SIZE     guest RAM, suffix K, M or G; a bare number\n"
+		"                        is MiB (default 64M, at least 16M, below 3G)\n"
+		"  -a, --append=STRING   add STRING to the guest command line\n"
+		"  -s, --scenario=NAME   run scenario NAME of the bundled guest\n"
+		"                        (default %s); --scenario=list lists them\n"
+		"      --timeout=SECONDS stop a guest still running after SECONDS\n"
+		"                        (exit status 3; default 0, no limit)\n"
+		"      --seed=N          seed for the guest's randomness (default:\n"
+		"                        from the clock, printed at start)\n"
+		"  -q, --quiet           print only the guest console and findings\n"
+		"      --version         print the version and the guest ABI\n"
+		"  -h, --help            print this help\n"
+		"\n"
+		"Exit status: 0 the guest finished and nothing was reported; 1 the\n"
+		"guest finished and races were reported; 2 usage, configuration or\n"
+		"host error; 3 the guest failed (exception, triple fault, panic,\n"
+		"timeout); 130 interrupted.  See csan-vmm(1).\n",
+		CSAN_MAX_CPUS, OPT_DEFAULT_CPUS, OPT_DEFAULT_SCENARIO);
+}
+
+static int usage_error(FILE *errf, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("csan-vmm: ", errf);
+	va_start(ap, fmt);
+	vfprintf(errf, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'csan-vmm --help' for more information.\n", errf);
+	return -EINVAL;
+}
+
+/* Strict unsigned parse: digits only (base 10 or 0x hex), no sign, no junk. */
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (s[0] < '0' || s[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int options_parse_size(const char *s, uint64_t *bytes)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 20; /* bare numbers are MiB */
+
+	if (s[0] < '0' || s[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case '\0': break;
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	default: return -EINVAL;
+	}
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B')
+		end++;
+	if (*end || v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	*bytes = (uint64_t)v << shift;
+	return 0;
+}
+
+static int parse_cpus(const char *arg, struct options *o, FILE *errf)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, &v) || v < 1 || v > CSAN_MAX_CPUS)
+		return usage_error(errf, "--cpus: '%s' is not a vCPU count from 1 to %d",
+				   arg, CSAN_MAX_CPUS);
+	o->cpus = (unsigned)v;
+	return 0;
+}
+
+static int parse_memory(const char *arg, struct options *o, FILE *errf)
+{
+	uint64_t v;
+
+	if (options_parse_size(arg, &v))
+		return usage_error(errf, "--memory: '%s' is not a size such as 64M or 1G", arg);
+	if (v < OPT_MIN_MEMORY || v > CSAN_RAM_LIMIT)
+		return usage_error(errf,
+				   "--memory: %s is out of range: give at least 16M and at most 3G", arg);
+	if (v & 0xfff)
+		return usage_error(errf, "--memory: %s is not a multiple of 4K", arg);
+	o->mem_bytes = v;
+	return 0;
+}
+
+static int parse_timeout(const char *arg, struct options *o, FILE *errf)
+{
+	uint64_t v;
+
+	/* One day is far beyond any sensible run and keeps arithmetic small. */
+	if (parse_u64(arg, &v) || v > 86400)
+		return usage_error(errf, "--timeout: '%s' is not a number of seconds from 0 to 86400", arg);
+	o->timeout_s = (unsigned)v;
+	return 0;
+}
+
+/* Several -a options accumulate, separated by spaces, as on a kernel command line. */
+static int add_append(const char *arg, struct options *o, FILE *errf)
+{
+	size_t old = o->append ? strlen(o->append) : 0;
+	char *s = malloc(old + strlen(arg) + 2);
+
+	if (!s) {
+		fputs("csan-vmm: out of memory\n", errf);
+		return -ENOMEM;
+	}
+	if (old)
+		sprintf(s, "%s %s", o->append, arg);
+	else
+		strcpy(s, arg);
+	free((char *)o->append);
+	o->append = s;
+	return 0;
+}
+
+static int parse_scenario(const char *arg, struct options *o, FILE *errf)
+{
+	if (!arg[0])
+		return usage_error(errf, "--scenario: give a scenario name, or 'list'");
+	if (strcmp(arg, "list") == 0)
+		o->action = OPT_LIST_SCENARIOS;
+	else
+		o->scenario = arg;
+	return 0;
+}
+
+static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'c': return parse_cpus(arg, o, errf);
+	case 'm': return parse_memory(arg, o, errf);
+	case 'a': return add_append(arg, o, errf);
+	case 's': return parse_scenario(arg, o, errf);
+	case OPTK_TIMEOUT: return parse_timeout(arg, o, errf);
+	case OPTK_SEED:
+		if (parse_u64(arg, &v))
+			return usage_error(errf, "--seed: '%s' is not an unsigned 64-bit number", arg);
+		o->seed = v;
+		o->seed_given = true;
+		return 0;
+	case 'q': o->quiet = true; return 0;
+	case 'h': o->action = OPT_HELP; return 0;
+	case OPTK_VERSION: o->action = OPT_VERSION; return 0;
+	default: return -EINVAL; /* getopt already said what was wrong */
+	}
+}
+
+int options_parse(int argc, char **argv, struct options *o, FILE *errf)
+{
+	int c, rc;
+
+	memset(o, 0, sizeof(*o));
+	o->action = OPT_RUN;
+	o->cpus = OPT_DEFAULT_CPUS;
+	o->mem_bytes = OPT_DEFAULT_MEMORY;
+
+	optind = 0; /* full reset, so tests can parse several times */
+	opterr = 0; /* we print our own messages, on errf */
+	while ((c = getopt_long(argc, argv, ":c:m:a:s:qh", long_options, NULL)) != -1) {
+		if (c == '?') {
+			if (optopt)
+				rc = usage_error(errf, "unknown option '-%c'", optopt);
+			else
+				rc = usage_error(errf, "unknown option '%s'", argv[optind - 1]);
+			goto fail;
+		}
+		if (c == ':') {
+			rc = usage_error(errf, "option '%s' needs a value", argv[optind - 1]);
+			goto fail;
+		}
+		rc = parse_one(c, optarg, o, errf);
+		if (rc)
+			goto fail;
+	}
+	if (optind < argc)
+		o->guest_path = argv[optind++];
+	if (optind < argc) {
+		rc = usage_error(errf, "unexpected argument '%s' after GUEST-ELF '%s'",
+				 argv[optind], o->guest_path);
+		goto fail;
+	}
+	return 0;
+fail:
+	options_free(o);
+	return rc;
+}
+
+void options_free(struct options *o)
+{
+	free((char *)o->append);
+	o->append = NULL;
+}
+
+char *options_guest_cmdline(const struct options *o, const char *scenario)
+{
+	char *s = NULL;
+	int n;
+
+	n = asprintf(&s, "%s%s%sseed=%" PRIu64 "%s%s",
+		     scenario ? "scenario=" : "", scenario ? scenario : "",
+		     scenario ? " " : "", o->seed,
+		     o->append ? " " : "", o->append ? o->append : "");
+	return n < 0 ? NULL : s;
+}

@@ -1,0 +1,62 @@
+/* options.h: the csan-vmm command line. */
+#ifndef CSAN_VMM_OPTIONS_H
+#define CSAN_VMM_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define OPT_DEFAULT_CPUS 2
+#define OPT_DEFAULT_MEMORY (64ull << 20)
+#define OPT_MIN_MEMORY (16ull << 20)
+#define OPT_DEFAULT_SCENARIO "selftest"
+
+enum opt_action {
+	OPT_RUN,
+	OPT_HELP,
+	OPT_VERSION,
+	OPT_LIST_SCENARIOS,
+};
+
+struct options {
+	enum opt_action action;
+	unsigned cpus;
+	uint64_t mem_bytes;
+	const char *append; /* NULL when not given; owned by options */
+	const char *scenario; /* NULL when not given */
+	unsigned timeout_s; /* 0: no limit */
+	uint64_t seed;
+	bool seed_given;
+	bool quiet;
+	const char *guest_path; /* NULL: the bundled guest */
+};
+
+/*
+ * options_parse - fill @o from @argc/@argv.
+ * Errors are printed on @errf as "csan-vmm: OPTION: what is wrong" with a
+ * pointer to --help.  Returns 0 on success, -EINVAL on a usage error,
+ * -ENOMEM when the appended command line cannot be built.
+ */
+int options_parse(int argc, char **argv, struct options *o, FILE *errf);
+
+/* options_free - release what options_parse allocated in @o. */
+void options_free(struct options *o);
+
+/* options_usage - print the --help text on @f. */
+void options_usage(FILE *f);
+
+/*
+ * options_parse_size - parse a memory size such as "64M", "1G", "512"
+ * (a bare number is MiB, as with QEMU's -m) into bytes.
+ * Returns 0, or -EINVAL for a malformed or overflowing value.
+ */
+int options_parse_size(const char *s, uint64_t *bytes);
+
+/*
+ * options_guest_cmdline - the guest command line for @o: "scenario=NAME"
+ * (when one is chosen), "seed=N", then --append.  Returns a malloc'd
+ * string, or NULL when out of memory.
+ */
+char *options_guest_cmdline(const struct options *o, const char *scenario);
+
+#endif /* CSAN_VMM_OPTIONS_H */

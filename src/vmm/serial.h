@@ -1,0 +1,77 @@
+/* serial.h: the console: a 16550 UART at COM1 and line-buffered output. */
+#ifndef CSAN_VMM_SERIAL_H
+#define CSAN_VMM_SERIAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "csan/abi.h"
+
+#define SERIAL_NPORTS	8
+#define SERIAL_LINE_MAX 512
+
+/*
+ * One partial line per vCPU: bytes collect here until a newline, so that
+ * lines from different vCPUs reach the terminal whole even when the guest
+ * writes them byte by byte without a lock.  Only the owning vCPU's thread
+ * appends; the terminal write happens under serial.lock.
+ */
+struct serial_line {
+	size_t len;
+	char buf[SERIAL_LINE_MAX];
+};
+
+struct serial {
+	pthread_mutex_t lock; /* UART registers and the terminal */
+	int out_fd;
+	unsigned nlines;
+	struct serial_line *lines;
+	/* 16550 registers the guest may write and read back. */
+	uint8_t ier, lcr, mcr, scr, dll, dlm;
+};
+
+/*
+ * serial_init - set up @s for @ncpus vCPUs writing to @out_fd.
+ * Returns 0, or -ENOMEM / a pthread error as a negative errno.
+ */
+int serial_init(struct serial *s, unsigned ncpus, int out_fd);
+
+/* serial_destroy - flush and free what serial_init made. */
+void serial_destroy(struct serial *s);
+
+/* serial_owns_port - whether @port is one of the UART's eight. */
+static inline bool serial_owns_port(uint16_t port)
+{
+	return port >= CSAN_COM1_PORT && port < CSAN_COM1_PORT + SERIAL_NPORTS;
+}
+
+/*
+ * serial_io - a guest access of @size bytes (@count times, for string
+ * I/O) to UART port @port from vCPU @cpu: writes take bytes from @data,
+ * reads fill it.  Each byte is one register access, as on the real chip.
+ */
+void serial_io(struct serial *s, unsigned cpu, uint16_t port, bool is_write, uint8_t *data,
+	       unsigned size, unsigned count);
+
+/*
+ * console_write - append @len bytes at @buf to vCPU @cpu's line and write
+ * every completed line to the terminal under the console lock.  Used by
+ * the UART and CSAN_HC_PUTS alike.
+ */
+void console_write(struct serial *s, unsigned cpu, const void *buf, size_t len);
+
+/*
+ * console_flush_line - write out vCPU @cpu's partial line, ended with a
+ * newline; only from that vCPU's thread (before it reports a fault).
+ */
+void console_flush_line(struct serial *s, unsigned cpu);
+
+/*
+ * console_flush - write out every vCPU's partial line (ended with a
+ * newline) at the end of the run, when no vCPU thread is running.
+ */
+void console_flush(struct serial *s);
+
+#endif /* CSAN_VMM_SERIAL_H */

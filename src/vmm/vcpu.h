@@ -1,0 +1,76 @@
+/* vcpu.h: one vCPU: its KVM file, its thread and run loop, cross-vCPU tasks. */
+#ifndef CSAN_VMM_VCPU_H
+#define CSAN_VMM_VCPU_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <linux/kvm.h>
+
+struct vm;
+
+/* Interrupts a vCPU thread's KVM_RUN (together with run->immediate_exit). */
+#define VCPU_KICK_SIGNAL SIGUSR1
+
+/* What an exit handler tells the run loop. */
+enum { VCPU_RESUME = 0, VCPU_STOP = 1 };
+
+struct vcpu {
+	struct vm *vm;
+	unsigned id; /* index = KVM vCPU id = APIC ID */
+	int fd;
+	struct kvm_run *run;
+	pthread_t thread;
+	bool started; /* thread created and not yet joined */
+
+	/* The vcpu_run_on_all() slot, under vm->task_lock. */
+	bool serving;	  /* its thread will run what is posted here */
+	int task_pending; /* atomic: the loop peeks without the lock */
+	bool task_posted; /* the token holder's own mark */
+	int (*task_fn)(struct vcpu *vcpu, void *arg);
+	void *task_arg;
+	int task_ret;
+};
+
+/*
+ * vcpu_create - create vCPU @id of @vm (its fd and kvm_run mapping, no
+ * CPUID yet: vm_create applies that once it knows the TSC frequency).
+ * Returns 0 with the vCPU in @out, or a negative errno with a message in
+ * @why.
+ */
+int vcpu_create(struct vm *vm, unsigned id, struct vcpu **out, char *why, size_t whylen);
+
+/* vcpu_destroy - unmap and close what vcpu_create made; NULL is a no-op. */
+void vcpu_destroy(struct vcpu *vcpu);
+
+/*
+ * vcpu_start_all - install the kick signal's handler and start one thread
+ * per vCPU running its loop.  Returns 0, or a negative errno after
+ * printing why; threads already started are then stopped and joined.
+ */
+int vcpu_start_all(struct vm *vm);
+
+/* vcpu_stop_all - tell every vCPU thread to leave its loop and join it. */
+void vcpu_stop_all(struct vm *vm);
+
+/* vcpu_kick - make @vcpu's thread come out of KVM_RUN and look at its flags. */
+void vcpu_kick(struct vcpu *vcpu);
+
+/*
+ * vcpu_run_on_all - run @fn(vcpu, @arg) for every vCPU of @vm on that
+ * vCPU's own thread (vCPU ioctls belong there), and wait for all.  From a
+ * vCPU thread the caller's own call runs inline; vCPUs without a running
+ * thread (before vm_run, after it, or stopped) run on the caller's thread.
+ * While waiting, a vCPU thread keeps serving tasks posted to it, so two
+ * vCPUs calling at once do not deadlock.  @fn must not call
+ * vcpu_run_on_all itself.  Returns 0, or the first non-zero @fn result.
+ */
+int vcpu_run_on_all(struct vm *vm, int (*fn)(struct vcpu *vcpu, void *arg), void *arg);
+
+/* vcpu_id, vcpu_fd - the vCPU's index (its APIC ID) and KVM vCPU fd. */
+int vcpu_id(const struct vcpu *vcpu);
+int vcpu_fd(const struct vcpu *vcpu);
+
+#endif /* CSAN_VMM_VCPU_H */

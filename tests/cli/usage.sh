@@ -1,0 +1,42 @@
+# usage.sh: --help, --version and every kind of bad command line.
+. "$top_srcdir/tests/lib.sh"
+
+run_cli() {
+	"$VMM" "$@" >"$out" 2>"$err"
+	rc=$?
+}
+
+run_cli --help
+expect_rc 0
+for opt in --cpus --memory --append --scenario --timeout --seed --quiet --version; do
+	expect_out -- "$opt"
+done
+
+run_cli --version
+expect_rc 0
+expect_out '^csan-vmm [0-9]+\.[0-9]+\.[0-9]+ \(guest ABI [0-9]+\)$'
+
+# Each bad value: status 2, the option named, a pointer to --help.
+bad() {
+	opt=$1
+	shift
+	run_cli "$@"
+	expect_rc 2
+	expect_err "$opt"
+	expect_err "csan-vmm --help"
+}
+bad --cpus --cpus=0
+bad --cpus --cpus=65
+bad --cpus -c x
+bad --memory --memory=1M
+bad --memory -m 4G
+bad --memory --memory=12Q
+bad --timeout --timeout=-1
+bad --seed --seed=abc
+bad "unknown option" --frobnicate
+bad "needs a value" --cpus
+bad "unexpected argument" a.elf b.elf
+
+run_cli /nonexistent/guest.elf
+expect_rc 2
+expect_err '/nonexistent/guest.elf'

@@ -1,0 +1,106 @@
+# tests/lib.sh: shared helpers for csan-vmm's shell tests (sourced).
+#
+# A VM test sets CSAN_TEST_ENV (its generated wrapper does) to "direct"
+# (this machine's /dev/kvm) or "emuhost" (inside the emulated host with
+# real kvm-amd, tests/harness/emuhost), then calls run_vmm and the expect_*
+# checks.  Exit 77 means skipped, and always says why.
+
+: "${top_srcdir:?run through make check}" "${top_builddir:?run through make check}"
+VMM="$top_builddir/csan-vmm"
+GUEST="$top_builddir/src/guest/csan-guest"
+EMUHOST="$top_srcdir/tests/harness/emuhost"
+# Wall-clock ceiling for one csan-vmm run outside its own --timeout, so a
+# broken VMM cannot hang the suite.
+VMM_WALL_LIMIT=${VMM_WALL_LIMIT:-300}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/csan-test.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT
+out="$work/stdout"
+err="$work/stderr"
+carry_files=""
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+show_output() {
+	echo "--- exit status: ${rc-unset}"
+	echo "--- stdout:"; cat "$out" 2>/dev/null
+	echo "--- stderr:"; cat "$err" 2>/dev/null
+}
+
+fail() {
+	echo "FAIL: $*"
+	show_output
+	exit 1
+}
+
+# require_vm_env: skip (77) with the reason when this test's environment
+# cannot run guests here.
+require_vm_env() {
+	case "${CSAN_TEST_ENV:-direct}" in
+	direct)
+		[ -e /dev/kvm ] || skip "/dev/kvm does not exist (enable KVM on this host)"
+		[ -r /dev/kvm ] && [ -w /dev/kvm ] ||
+			skip "/dev/kvm is not readable and writable by $(id -un)"
+		;;
+	emuhost)
+		reason=$("$EMUHOST" --check 2>&1) ||
+			skip "emulated host unavailable: $reason"
+		;;
+	*)
+		echo "ERROR: unknown CSAN_TEST_ENV '$CSAN_TEST_ENV'"
+		exit 99
+		;;
+	esac
+}
+
+# carry FILE: make FILE available to the guest run; sets $carried to the
+# path to pass to csan-vmm in this environment.
+carry() {
+	case "${CSAN_TEST_ENV:-direct}" in
+	emuhost)
+		carry_files="$carry_files --file $1"
+		carried="/csan/$(basename "$1")"
+		;;
+	*)
+		carried="$1"
+		;;
+	esac
+}
+
+# run_vmm ARGS...: run csan-vmm in this test's environment; sets $rc and
+# fills $out/$err.  The harness's own failure (125) fails the test.
+run_vmm() {
+	case "${CSAN_TEST_ENV:-direct}" in
+	emuhost)
+		# shellcheck disable=SC2086 # carry_files is a word list
+		"$EMUHOST" --timeout "$VMM_WALL_LIMIT" --file "$VMM" \
+			--file "$GUEST:/csan/src/guest/csan-guest" $carry_files \
+			-- csan-vmm "$@" >"$out" 2>"$err"
+		rc=$?
+		[ "$rc" != 125 ] || fail "the emulated host failed to run csan-vmm"
+		;;
+	*)
+		timeout "$VMM_WALL_LIMIT" "$VMM" "$@" >"$out" 2>"$err"
+		rc=$?
+		[ "$rc" != 124 ] || fail "csan-vmm still running after ${VMM_WALL_LIMIT}s"
+		;;
+	esac
+}
+
+expect_rc() {
+	[ "$rc" = "$1" ] || fail "expected exit status $1, got $rc"
+}
+
+# expect_out / expect_err ERE: stdout / stderr has a line matching ERE.
+expect_out() {
+	grep -Eq -- "$1" "$out" || fail "stdout has no line matching /$1/"
+}
+expect_err() {
+	grep -Eq -- "$1" "$err" || fail "stderr has no line matching /$1/"
+}
+expect_no_out() {
+	! grep -Eq -- "$1" "$out" || fail "stdout unexpectedly matches /$1/"
+}

@@ -1,0 +1,123 @@
+/* test-options.c: command-line parsing, defaults and rejections. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "csan/abi.h"
+#include "vmm/options.h"
+#include "check.h"
+
+#define ARGV(...) ((char *[]){ "csan-vmm", __VA_ARGS__, NULL })
+#define ARGC(...) ((int)(sizeof((char *[]){ "csan-vmm", __VA_ARGS__ }) / sizeof(char *)))
+
+/* Parse with errors captured into @msg (for checking what the user sees). */
+static int parse(int argc, char **argv, struct options *o, char *msg, size_t len)
+{
+	FILE *f = fmemopen(msg, len, "w");
+	int rc;
+
+	msg[0] = '\0';
+	rc = options_parse(argc, argv, o, f);
+	fclose(f);
+	return rc;
+}
+
+#define PARSE(o, msg, ...) parse(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), o, msg, sizeof(msg))
+
+static void test_defaults(void)
+{
+	struct options o;
+	char msg[512];
+
+	CHECK(PARSE(&o, msg, "-q") == 0);
+	CHECK(o.action == OPT_RUN);
+	CHECK(o.cpus == OPT_DEFAULT_CPUS);
+	CHECK_EQ_U64(o.mem_bytes, 64ull << 20);
+	CHECK(o.timeout_s == 0 && !o.seed_given && o.quiet);
+	CHECK(o.guest_path == NULL && o.scenario == NULL && o.append == NULL);
+	options_free(&o);
+}
+
+static void test_values(void)
+{
+	struct options o;
+	char msg[512];
+	char *cmd;
+
+	CHECK(PARSE(&o, msg, "-c", "4", "--memory=1G", "--timeout=30", "--seed=0x10",
+		    "-a", "timer_hz=100", "--append=x=1", "-s", "fault", "k.elf") == 0);
+	CHECK(o.cpus == 4);
+	CHECK_EQ_U64(o.mem_bytes, 1ull << 30);
+	CHECK(o.timeout_s == 30);
+	CHECK(o.seed_given && o.seed == 16);
+	CHECK(o.scenario && strcmp(o.scenario, "fault") == 0);
+	CHECK(o.guest_path && strcmp(o.guest_path, "k.elf") == 0);
+	CHECK(o.append && strcmp(o.append, "timer_hz=100 x=1") == 0);
+	cmd = options_guest_cmdline(&o, o.scenario);
+	CHECK(cmd && strcmp(cmd, "scenario=fault seed=16 timer_hz=100 x=1") == 0);
+	free(cmd);
+	cmd = options_guest_cmdline(&o, NULL);
+	CHECK(cmd && strcmp(cmd, "seed=16 timer_hz=100 x=1") == 0);
+	free(cmd);
+	options_free(&o);
+
+	CHECK(PARSE(&o, msg, "--scenario=list") == 0 && o.action == OPT_LIST_SCENARIOS);
+	CHECK(PARSE(&o, msg, "--help") == 0 && o.action == OPT_HELP);
+	CHECK(PARSE(&o, msg, "--version") == 0 && o.action == OPT_VERSION);
+	CHECK(PARSE(&o, msg, "-c", "64") == 0 && o.cpus == CSAN_MAX_CPUS);
+}
+
+static void test_sizes(void)
+{
+	uint64_t b;
+
+	CHECK(options_parse_size("64", &b) == 0 && b == 64ull << 20);
+	CHECK(options_parse_size("512K", &b) == 0 && b == 512ull << 10);
+	CHECK(options_parse_size("2g", &b) == 0 && b == 2ull << 30);
+	CHECK(options_parse_size("128MiB", &b) == 0 && b == 128ull << 20);
+	CHECK(options_parse_size("", &b) == -EINVAL);
+	CHECK(options_parse_size("-1", &b) == -EINVAL);
+	CHECK(options_parse_size("1T", &b) == -EINVAL);
+	CHECK(options_parse_size("1Mx", &b) == -EINVAL);
+	CHECK(options_parse_size("99999999999999999999", &b) == -EINVAL);
+	CHECK(options_parse_size("17179869184G", &b) == -EINVAL); /* overflows */
+}
+
+/* Each rejection names the option and points at --help. */
+static void expect_rejected(int rc, const char *msg, const char *what)
+{
+	CHECK(rc == -EINVAL);
+	CHECK_CONTAINS(msg, what);
+	CHECK_CONTAINS(msg, "csan-vmm --help");
+}
+
+static void test_rejections(void)
+{
+	struct options o;
+	char msg[512];
+
+	expect_rejected(PARSE(&o, msg, "--cpus=0"), msg, "--cpus");
+	expect_rejected(PARSE(&o, msg, "-c", "65"), msg, "--cpus");
+	expect_rejected(PARSE(&o, msg, "-c", "2x"), msg, "--cpus");
+	expect_rejected(PARSE(&o, msg, "-c", "-1"), msg, "--cpus");
+	expect_rejected(PARSE(&o, msg, "-m", "8M"), msg, "--memory");
+	expect_rejected(PARSE(&o, msg, "-m", "4G"), msg, "at most 3G");
+	expect_rejected(PARSE(&o, msg, "-m", "16385K"), msg, "multiple of 4K");
+	expect_rejected(PARSE(&o, msg, "--timeout=1e3"), msg, "--timeout");
+	expect_rejected(PARSE(&o, msg, "--seed=-5"), msg, "--seed");
+	expect_rejected(PARSE(&o, msg, "--scenario="), msg, "--scenario");
+	expect_rejected(PARSE(&o, msg, "--bogus"), msg, "'--bogus'");
+	expect_rejected(PARSE(&o, msg, "-z"), msg, "'-z'");
+	expect_rejected(PARSE(&o, msg, "--cpus"), msg, "needs a value");
+	expect_rejected(PARSE(&o, msg, "a.elf", "b.elf"), msg, "'b.elf'");
+}
+
+int main(void)
+{
+	test_defaults();
+	test_values();
+	test_sizes();
+	test_rejections();
+	return check_exit_status("test-options");
+}

@@ -1,0 +1,13 @@
+# abi-refused.sh: images with a wrong or missing csan ABI note are refused
+# before anything runs, with status 2 and the versions found.
+. "$top_srcdir/tests/lib.sh"
+require_vm_env
+carry "$top_builddir/src/guest/csan-guest-badabi"
+run_vmm "$carried"
+expect_rc 2
+expect_err 'ABI version 999'
+expect_err 'ABI 1'
+carry "$top_builddir/src/guest/csan-guest-noabi"
+run_vmm "$carried"
+expect_rc 2
+expect_err 'no csan-vmm ABI note'
