@@ -32,6 +32,9 @@
 #define CSAN_HC_PORT_BASE 0xc500
 #define CSAN_HC_PORT_COUNT 0x100
 
+/* The most vCPUs a guest is started with (xAPIC IDs and table sizes). */
+#define CSAN_MAX_CPUS 64
+
 #ifndef __ASSEMBLER__
 #include <stdint.h>
 
@@ -108,9 +111,6 @@ struct csan_scenario_desc {
 	uint32_t flags;
 	uint32_t reserved;
 };
-
-/* The most vCPUs a guest is started with (xAPIC IDs and table sizes). */
-#define CSAN_MAX_CPUS 64
 
 /* Layouts are part of the ABI: a change here must bump the version. */
 _Static_assert(sizeof(struct csan_hc_puts) == 16, "csan_hc_puts layout");
