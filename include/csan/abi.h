@@ -50,6 +50,7 @@ enum csan_hypercall {
 	CSAN_HC_EXIT = 2, /* the guest is done: orderly exit with a status */
 	CSAN_HC_FAULT = 3, /* unhandled exception or panic: the VMM stops */
 	CSAN_HC_REPORT = 4, /* a race report: struct csan_hc_report */
+	CSAN_HC_ATTACH = 5, /* the guest runtime's control block: struct csan_hc_attach */
 	CSAN_HC_MAX
 };
 
@@ -193,10 +194,12 @@ _Static_assert(sizeof(struct csan_scenario_desc) == 32, "scenario layout");
 #define CSAN_ACCESS_SCOPED 0x10u /* checked for the length of a scope */
 #define CSAN_ACCESS_KNOWN 0x1fu
 
-/* Side flags. */
-#define CSAN_SIDE_IP_AFTER 0x1u /* ip is just past the access: a return
-				 * address into the instrumented code, or
-				 * RIP after a trap-like #DB; symbolize ip-1 */
+/*
+ * Side flags.  CSAN_SIDE_IP_AFTER: ip is just past the access, a return
+ * address into the instrumented code or RIP after a trap-like #DB, so the
+ * host symbolizes ip - 1.
+ */
+#define CSAN_SIDE_IP_AFTER 0x1u
 #define CSAN_SIDE_KNOWN 0x1u
 
 /* Which of old_value, new_value and mask hold something. */
@@ -260,6 +263,79 @@ _Static_assert(__builtin_offsetof(struct csan_hc_report, old_value) == 16, "csan
 _Static_assert(__builtin_offsetof(struct csan_hc_report, side) == 40, "csan_hc_report side");
 _Static_assert(sizeof(struct csan_hc_report) == 40 + 2 * (48 + 8 * CSAN_REPORT_MAX_STACK),
 	       "csan_hc_report layout");
+#endif /* !__ASSEMBLER__ */
+
+/*
+ * The guest runtime's control block: the soft-watchpoint knobs (KCSAN's
+ * module parameters) and its counters (KCSAN's debugfs ones), in one
+ * struct the guest owns and hands to the host with CSAN_HC_ATTACH, so the
+ * host can change knobs while the guest runs and read counters at exit or
+ * on request, without a hypercall per change.
+ *
+ * Knobs: set by the guest at start-up (defaults, then its command line),
+ * then written by the host whenever it likes with aligned 32-bit stores;
+ * the guest reads each one afresh at every use, so a change takes effect
+ * at the next watchpoint.  Counters: incremented by the guest (atomic
+ * adds), read by the host with aligned 64-bit loads; each counter is
+ * exact on its own, a set of them is not a snapshot.
+ *
+ * Append-only: new knobs and counters go at the end (counters into the
+ * spare entries of counters[]), and size says how much of the struct a
+ * guest has, so a host reads only fields the guest knows.
+ */
+#define CSAN_CONTROL_MAGIC	  0x6c727463u /* "ctrl" */
+#define CSAN_CONTROL_MAX_COUNTERS 16
+
+#ifndef __ASSEMBLER__
+/* The counters, with KCSAN's debugfs names in the comments. */
+enum csan_counter {
+	CSAN_COUNTER_USED_WATCHPOINTS = 0,	   /* used_watchpoints: set up right now */
+	CSAN_COUNTER_SETUP_WATCHPOINTS = 1,	   /* setup_watchpoints: ever set up */
+	CSAN_COUNTER_DATA_RACES = 2,		   /* data_races: watchpoints hit */
+	CSAN_COUNTER_ASSERT_FAILURES = 3,	   /* assert_failures */
+	CSAN_COUNTER_NO_CAPACITY = 4,		   /* no_capacity: table full */
+	CSAN_COUNTER_REPORT_RACES = 5,		   /* report_races: hit, but too late to report */
+	CSAN_COUNTER_RACES_UNKNOWN_ORIGIN = 6,	   /* races_unknown_origin */
+	CSAN_COUNTER_UNENCODABLE_ACCESSES = 7,	   /* unencodable_accesses: too large */
+	CSAN_COUNTER_ENCODING_FALSE_POSITIVES = 8, /* encoding_false_positives */
+	CSAN_COUNTER_REPORTS = 9,		   /* reports handed to the report sink */
+	CSAN_COUNTER_REPORTS_SKIPPED = 10,	   /* races found but filtered by a knob */
+	CSAN_COUNTER_MAX
+};
+
+struct csan_control {
+	uint32_t magic;	    /* CSAN_CONTROL_MAGIC */
+	uint32_t size;	    /* sizeof(struct csan_control) as the guest was built */
+	uint32_t ncounters; /* counters[] entries the guest maintains: CSAN_COUNTER_MAX */
+	uint32_t reserved;  /* 0 */
+	/* Knobs (csan.NAME= on the guest command line); booleans are 0 or 1. */
+	uint32_t enabled;		     /* 1: find races (default 1) */
+	uint32_t skip_watch;		     /* accesses between watchpoints, randomized (4000) */
+	uint32_t udelay_task;		     /* watch time in task context, us (80) */
+	uint32_t udelay_interrupt;	     /* watch time in interrupt context, us (20) */
+	uint32_t interrupt_watcher;	     /* 1: watch with interrupts on (0) */
+	uint32_t report_value_change_only;   /* 1: racing writes must change the value (1) */
+	uint32_t assume_plain_writes_atomic; /* 1: aligned word-size plain writes are marked (1) */
+	uint32_t report_unknown_origin;	     /* 1: report changes nobody was seen making (1) */
+	uint64_t counters[CSAN_CONTROL_MAX_COUNTERS]; /* enum csan_counter */
+};
+
+/*
+ * CSAN_HC_ATTACH: the guest runtime registers its control block, once,
+ * at start-up.  The block stays where it is for the rest of the run.
+ */
+struct csan_hc_attach {
+	/* IN */ csan_gpa_t control; /* struct csan_control, 8-byte aligned */
+	/* IN */ uint32_t size;	     /* bytes at control: its size field */
+	/* IN */ uint32_t reserved;  /* 0 */
+};
+
+_Static_assert(CSAN_COUNTER_MAX <= CSAN_CONTROL_MAX_COUNTERS, "csan_control counters");
+_Static_assert(__builtin_offsetof(struct csan_control, enabled) == 16, "csan_control knobs");
+_Static_assert(__builtin_offsetof(struct csan_control, counters) == 48, "csan_control counters");
+_Static_assert(sizeof(struct csan_control) == 48 + 8 * CSAN_CONTROL_MAX_COUNTERS,
+	       "csan_control layout");
+_Static_assert(sizeof(struct csan_hc_attach) == 16, "csan_hc_attach layout");
 #endif /* !__ASSEMBLER__ */
 
 #endif /* CSAN_ABI_H */

@@ -1,0 +1,215 @@
+/* sym-bench.c: symbolized frames per second, warm Dwfl against eu-addr2line. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "watch/sym.h"
+
+/*
+ * Usage: sym-bench [ELF [LOOKUPS]]
+ *
+ * Takes addresses spread over every function of ELF (default: this
+ * program), repeated up to LOOKUPS lookups (default 20000), and times, on
+ * the same list in one run:
+ *   - sym_lookup with a warm Dwfl and SYM_NOCACHE (libdw's work alone),
+ *   - sym_lookup with its per-address cache (what repeated reports cost),
+ *   - one eu-addr2line -f -i process reading all the addresses on stdin.
+ * Frames are counted the same way on both sides: one per inline level.
+ */
+
+#define DEFAULT_LOOKUPS 20000
+#define ADDR_STEP	4 /* bytes between sampled addresses inside a function */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Addresses every ADDR_STEP bytes of every sized function in @path's symtab. */
+static size_t collect_addrs(const char *path, uint64_t **out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = NULL;
+	Elf_Scn *scn = NULL;
+	uint64_t *v = NULL;
+	size_t n = 0, cap = 0;
+
+	elf_version(EV_CURRENT);
+	if (fd >= 0)
+		elf = elf_begin(fd, ELF_C_READ, NULL);
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			uint64_t off;
+
+			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+			    !s.st_size || s.st_shndx == SHN_UNDEF)
+				continue;
+			for (off = 0; off < s.st_size; off += ADDR_STEP) {
+				if (n == cap) {
+					cap = cap ? cap * 2 : 1024;
+					v = realloc(v, cap * sizeof(*v));
+					if (!v)
+						exit(2);
+				}
+				v[n++] = s.st_value + off;
+			}
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	*out = v;
+	return n;
+}
+
+/* One pass of sym_lookup over @addrs; returns the frames found. */
+static uint64_t sym_pass(struct sym *sym, const uint64_t *addrs, size_t n, unsigned flags)
+{
+	struct sym_frame fr[SYM_MAX_FRAMES];
+	uint64_t frames = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int got = sym_lookup(sym, addrs[i], flags, fr, SYM_MAX_FRAMES);
+
+		frames += got > 0 ? (uint64_t)got : 0;
+	}
+	return frames;
+}
+
+/*
+ * eu-addr2line -f -i over @addrs, one process, addresses on stdin (a file,
+ * so that its output cannot block our input).  Returns the frames: output
+ * lines / 2, since -f prints a function line and a file:line per frame.
+ */
+static long addr2line_pass(const char *elf, const uint64_t *addrs, size_t n, double *secs)
+{
+	FILE *in = tmpfile(), *out;
+	int pfd[2], status;
+	long lines = 0;
+	double t0;
+	pid_t pid;
+	size_t i;
+	char buf[65536];
+	size_t got, k;
+
+	if (!in || pipe(pfd) != 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		fprintf(in, "0x%llx\n", (unsigned long long)addrs[i]);
+	fflush(in);
+	rewind(in);
+	t0 = now_s();
+	pid = fork();
+	if (pid == 0) {
+		dup2(fileno(in), 0);
+		dup2(pfd[1], 1);
+		close(pfd[0]);
+		unsetenv("DEBUGINFOD_URLS"); /* offline, as our side is */
+		execlp("eu-addr2line", "eu-addr2line", "-f", "-i", "-e", elf, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	out = fdopen(pfd[0], "r");
+	while (out && (got = fread(buf, 1, sizeof(buf), out)) > 0)
+		for (k = 0; k < got; k++)
+			lines += buf[k] == '\n';
+	if (out)
+		fclose(out);
+	waitpid(pid, &status, 0);
+	*secs = now_s() - t0;
+	fclose(in);
+	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return -1;
+	return lines / 2;
+}
+
+int main(int argc, char **argv)
+{
+	char self[PATH_MAX], why[512];
+	const char *elf = argc > 1 ? argv[1] : NULL;
+	size_t lookups = argc > 2 ? strtoul(argv[2], NULL, 0) : DEFAULT_LOOKUPS, nd, n, i;
+	uint64_t *distinct, *addrs, f_nc, f_c;
+	double t0, t_open, t_nc, t_c, t_a2l = 0;
+	struct sym *sym;
+	long f_a2l;
+	ssize_t len;
+
+	/* Our own path, not /proc/self/exe, which eu-addr2line would read as itself. */
+	if (!elf) {
+		len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (len < 0)
+			return 2;
+		self[len] = '\0';
+		elf = self;
+	}
+	nd = collect_addrs(elf, &distinct);
+	if (!nd || !lookups) {
+		fprintf(stderr, "sym-bench: no functions with sizes in %s's symbol table\n", elf);
+		return 2;
+	}
+	n = lookups > nd ? lookups : nd;
+	addrs = malloc(n * sizeof(*addrs));
+	if (!addrs)
+		return 2;
+	for (i = 0; i < n; i++)
+		addrs[i] = distinct[i % nd];
+
+	t0 = now_s();
+	if (sym_open(elf, &sym, why, sizeof(why)) != 0) {
+		fprintf(stderr, "sym-bench: %s\n", why);
+		return 2;
+	}
+	t_open = now_s() - t0;
+	sym_pass(sym, distinct, nd, SYM_NOCACHE); /* warm: CUs, line tables, aranges */
+	t0 = now_s();
+	f_nc = sym_pass(sym, addrs, n, SYM_NOCACHE);
+	t_nc = now_s() - t0;
+	sym_pass(sym, distinct, nd, 0); /* fill the cache */
+	t0 = now_s();
+	f_c = sym_pass(sym, addrs, n, 0);
+	t_c = now_s() - t0;
+	sym_close(sym);
+	f_a2l = addr2line_pass(elf, addrs, n, &t_a2l);
+
+	printf("sym-bench: %s: %zu lookups over %zu distinct addresses\n", elf, n, nd);
+	printf("sym-bench: sym_open (cold)                  %10.3f ms\n", t_open * 1e3);
+	printf("sym-bench: warm Dwfl, no cache   %9llu frames in %8.3f ms = %10.0f frames/s\n",
+	       (unsigned long long)f_nc, t_nc * 1e3, (double)f_nc / t_nc);
+	printf("sym-bench: warm Dwfl, cached     %9llu frames in %8.3f ms = %10.0f frames/s\n",
+	       (unsigned long long)f_c, t_c * 1e3, (double)f_c / t_c);
+	if (f_a2l < 0) {
+		printf("sym-bench: eu-addr2line did not run (install elfutils to compare)\n");
+		return 0;
+	}
+	printf("sym-bench: eu-addr2line -f -i    %9ld frames in %8.3f ms = %10.0f frames/s\n",
+	       f_a2l, t_a2l * 1e3, (double)f_a2l / t_a2l);
+	if ((uint64_t)f_a2l != f_nc)
+		printf("sym-bench: note: frame counts differ (%llu against %ld)\n",
+		       (unsigned long long)f_nc, f_a2l);
+	printf("sym-bench: ratio: warm Dwfl %.1fx, cached %.1fx the frames/s of eu-addr2line\n",
+	       ((double)f_nc / t_nc) / ((double)f_a2l / t_a2l),
+	       ((double)f_c / t_c) / ((double)f_a2l / t_a2l));
+	free(addrs);
+	free(distinct);
+	return 0;
+}

@@ -1,0 +1,290 @@
+/* report_log.c: every race report counted, repeats rate-limited, a summary at exit. */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "watch/report_log.h"
+
+/* One distinct race: a signature and what has been seen of it. */
+struct race {
+	char signature[REPORT_SIG_MAX];
+	char title[REPORT_TITLE_MAX];
+	uint64_t count, printed;
+	uint64_t first_ns, last_print_ns;
+	unsigned mechs; /* bit (1 << mechanism) per mechanism seen */
+};
+
+struct report_log {
+	pthread_mutex_t lock;
+	struct report_log_opts o;
+	uint64_t start_ns;
+	struct race *races; /* in first-seen order */
+	unsigned nraces, cap;
+	uint32_t *index; /* open addressing: race number + 1, 0 = free */
+	unsigned index_mask;
+	uint64_t total, printed, seq;
+	/* Reports whose race did not fit in the table: counted, rate-limited together. */
+	uint64_t untracked, untracked_printed, untracked_last_ns;
+};
+
+static uint64_t monotonic_ns(void *ctx)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int report_log_new(const struct report_log_opts *opts, struct report_log **out)
+{
+	struct report_log *log = calloc(1, sizeof(*log));
+	unsigned slots = 1;
+
+	*out = NULL;
+	if (!log)
+		return -ENOMEM;
+	log->o = *opts;
+	if (!log->o.text)
+		log->o.text = stderr;
+	if (!log->o.max_races)
+		log->o.max_races = REPORT_LOG_DEFAULT_MAX_RACES;
+	if (!log->o.now_ns)
+		log->o.now_ns = monotonic_ns;
+	/* Twice the races, a power of two: probes stay short when full. */
+	while (slots < 2 * log->o.max_races)
+		slots <<= 1;
+	log->index = calloc(slots, sizeof(*log->index));
+	if (!log->index) {
+		free(log);
+		return -ENOMEM;
+	}
+	log->index_mask = slots - 1;
+	pthread_mutex_init(&log->lock, NULL);
+	log->start_ns = log->o.now_ns(log->o.now_ctx);
+	*out = log;
+	return 0;
+}
+
+void report_log_free(struct report_log *log)
+{
+	if (!log)
+		return;
+	pthread_mutex_destroy(&log->lock);
+	free(log->races);
+	free(log->index);
+	free(log);
+}
+
+static uint32_t hash_str(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+/* The race with @rs's signature, added if new; NULL when the table is full. */
+static struct race *find_race(struct report_log *log, const struct report_sym *rs, uint64_t now)
+{
+	uint32_t i = hash_str(rs->signature) & log->index_mask;
+	struct race *race;
+
+	for (; log->index[i]; i = (i + 1) & log->index_mask) {
+		race = &log->races[log->index[i] - 1];
+		if (strcmp(race->signature, rs->signature) == 0)
+			return race;
+	}
+	if (log->nraces == log->o.max_races)
+		return NULL;
+	if (log->nraces == log->cap) {
+		unsigned ncap = log->cap ? log->cap * 2 : 16;
+		struct race *p;
+
+		if (ncap > log->o.max_races)
+			ncap = log->o.max_races;
+		p = realloc(log->races, ncap * sizeof(*p));
+		if (!p)
+			return NULL;
+		log->races = p;
+		log->cap = ncap;
+	}
+	race = &log->races[log->nraces];
+	memset(race, 0, sizeof(*race));
+	snprintf(race->signature, sizeof(race->signature), "%s", rs->signature);
+	snprintf(race->title, sizeof(race->title), "%s", rs->title);
+	race->first_ns = now;
+	log->index[i] = ++log->nraces;
+	return race;
+}
+
+/* Whether something last printed at @last (@printed times) is due again. */
+static bool due(const struct report_log *log, uint64_t printed, uint64_t last, uint64_t now)
+{
+	return !printed || !log->o.interval_ms || now - last >= log->o.interval_ms * 1000000ull;
+}
+
+/* Count @r and decide under the lock; print it if due.  Returns 1 if printed. */
+static int count_and_print(struct report_log *log, const struct csan_hc_report *r,
+			   const struct report_sym *rs, uint64_t now)
+{
+	struct race *race = find_race(log, rs, now);
+	struct report_meta meta;
+	unsigned i;
+
+	log->total++;
+	if (race) {
+		race->count++;
+		for (i = 0; i < r->nsides; i++)
+			race->mechs |= 1u << r->side[i].mechanism;
+		if (!due(log, race->printed, race->last_print_ns, now))
+			return 0;
+		race->printed++;
+		race->last_print_ns = now;
+	} else {
+		log->untracked++;
+		if (!due(log, log->untracked_printed, log->untracked_last_ns, now))
+			return 0;
+		log->untracked_printed++;
+		log->untracked_last_ns = now;
+	}
+	log->printed++;
+	report_print_text(log->o.text, r, rs, &log->o.env);
+	fflush(log->o.text);
+	if (log->o.json) {
+		meta.seq = ++log->seq;
+		meta.time = (double)(now - log->start_ns) / 1e9;
+		meta.count = race ? race->count : log->untracked;
+		report_print_json(log->o.json, r, rs, &log->o.env, &meta);
+		fflush(log->o.json);
+	}
+	return 1;
+}
+
+int report_log_submit(struct report_log *log, const struct csan_hc_report *r, char *why,
+		      size_t whylen)
+{
+	struct report_sym *rs;
+	uint64_t now;
+	int err;
+
+	err = report_validate(r, why, whylen);
+	if (err)
+		return err;
+	/* Symbolize outside the log lock: sym has its own, and this is the slow part. */
+	err = report_symbolize(log->o.sym, r, &rs);
+	if (err) {
+		snprintf(why, whylen, "out of memory symbolizing a report");
+		return err;
+	}
+	pthread_mutex_lock(&log->lock);
+	now = log->o.now_ns(log->o.now_ctx);
+	err = count_and_print(log, r, rs, now);
+	pthread_mutex_unlock(&log->lock);
+	report_sym_free(rs);
+	return err;
+}
+
+/* "soft-watchpoint+debug-register" into @buf. */
+static const char *mech_list(unsigned mechs, char *buf, size_t len)
+{
+	unsigned m;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (m = CSAN_MECH_SOFT_WATCH; m < CSAN_MECH_MAX; m++)
+		if (mechs & (1u << m))
+			used += snprintf(buf + used, used < len ? len - used : 0, "%s%s",
+					 used ? "+" : "", report_mech_short(m));
+	return buf;
+}
+
+/* The title without KCSAN's "BUG: KCSAN: " lead, for the summary table. */
+static const char *short_title(const char *title)
+{
+	static const char lead[] = "BUG: KCSAN: ";
+
+	return strncmp(title, lead, sizeof(lead) - 1) == 0 ? title + sizeof(lead) - 1 : title;
+}
+
+static void summary_json(struct report_log *log, const struct race *race, const char *mechs)
+{
+	FILE *f = log->o.json;
+
+	fputs("{\"type\":\"summary\",\"signature\":", f);
+	report_json_string(f, race->signature);
+	fputs(",\"title\":", f);
+	report_json_string(f, race->title);
+	fprintf(f,
+		",\"count\":%" PRIu64 ",\"printed\":%" PRIu64
+		",\"first_seen\":%.6f,\"mechanisms\":",
+		race->count, race->printed, (double)(race->first_ns - log->start_ns) / 1e9);
+	report_json_string(f, mechs);
+	fputs("}\n", f);
+}
+
+void report_log_summary(struct report_log *log)
+{
+	FILE *f = log->o.text;
+	char mechs[128];
+	unsigned i;
+
+	pthread_mutex_lock(&log->lock);
+	if (!log->total)
+		goto out;
+	flockfile(f);
+	fprintf(f,
+		"csan-vmm: race summary: %u distinct race%s in %" PRIu64 " report%s, %" PRIu64
+		" printed, %" PRIu64 " repeats within %u ms counted only\n",
+		log->nraces, log->nraces == 1 ? "" : "s", log->total, log->total == 1 ? "" : "s",
+		log->printed, log->total - log->printed, log->o.interval_ms);
+	fprintf(f, "csan-vmm:   %8s  %10s  %-32s %s\n", "count", "first seen", "seen by", "race");
+	for (i = 0; i < log->nraces; i++) {
+		const struct race *race = &log->races[i];
+
+		mech_list(race->mechs, mechs, sizeof(mechs));
+		fprintf(f, "csan-vmm:   %8" PRIu64 "  %9.3fs  %-32s %s\n", race->count,
+			(double)(race->first_ns - log->start_ns) / 1e9, mechs,
+			short_title(race->title));
+		if (log->o.json)
+			summary_json(log, race, mechs);
+	}
+	if (log->untracked)
+		fprintf(f, "csan-vmm:   %8" PRIu64 "  reports of races beyond the %u tracked\n",
+			log->untracked, log->o.max_races);
+	funlockfile(f);
+	if (log->o.json) {
+		fprintf(log->o.json,
+			"{\"type\":\"totals\",\"reports\":%" PRIu64
+			",\"distinct\":%u,\"printed\":%" PRIu64 ",\"untracked\":%" PRIu64 "}\n",
+			log->total, log->nraces, log->printed, log->untracked);
+		fflush(log->o.json);
+	}
+	fflush(f);
+out:
+	pthread_mutex_unlock(&log->lock);
+}
+
+uint64_t report_log_total(struct report_log *log)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&log->lock);
+	n = log->total;
+	pthread_mutex_unlock(&log->lock);
+	return n;
+}
+
+unsigned report_log_distinct(struct report_log *log)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&log->lock);
+	n = log->nraces;
+	pthread_mutex_unlock(&log->lock);
+	return n;
+}

@@ -1,0 +1,64 @@
+/* report_log.h: every race report counted, repeats rate-limited, a summary at exit. */
+#ifndef CSAN_WATCH_REPORT_LOG_H
+#define CSAN_WATCH_REPORT_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "csan/abi.h"
+#include "watch/report.h"
+
+/* KCSAN's CONFIG_KCSAN_REPORT_ONCE_IN_MS default. */
+#define REPORT_LOG_DEFAULT_INTERVAL_MS 3000u
+/* Distinct races tracked one by one; reports beyond are still counted. */
+#define REPORT_LOG_DEFAULT_MAX_RACES 1024u
+
+struct report_log_opts {
+	struct sym *sym;       /* the guest ELF's symbols */
+	struct report_env env; /* guest image and watch mode, for the footer */
+	FILE *text;	       /* printed reports and the summary; NULL: stderr */
+	FILE *json;	       /* --report-json=FILE, one object per printed report; NULL: none */
+	unsigned interval_ms;  /* a signature prints at most once per interval; 0: always */
+	unsigned max_races;    /* 0: REPORT_LOG_DEFAULT_MAX_RACES */
+	/* The clock, in ns; NULL: CLOCK_MONOTONIC.  Tests set their own. */
+	uint64_t (*now_ns)(void *ctx);
+	void *now_ctx;
+};
+
+struct report_log;
+
+/*
+ * report_log_new - a report log printing as @opts says (copied; the FILEs
+ * and sym stay the caller's).  Time 0 of first-seen times is now.
+ * Returns 0 with the log in @out, or -ENOMEM.
+ */
+int report_log_new(const struct report_log_opts *opts, struct report_log **out);
+
+/* report_log_free - release @log (without printing); NULL is a no-op. */
+void report_log_free(struct report_log *log);
+
+/*
+ * report_log_submit - take one report from a vCPU thread: check it (the
+ * guest is not trusted), symbolize it, count it under its signature, and
+ * print it (text, and JSON when asked) unless the same signature was
+ * printed less than interval_ms ago.  Safe from several threads at once;
+ * reports never interleave.  Returns 1 if printed, 0 if only counted,
+ * -EINVAL for a bad record (reason in @why, nothing counted) or -ENOMEM.
+ */
+int report_log_submit(struct report_log *log, const struct csan_hc_report *r, char *why,
+		      size_t whylen);
+
+/*
+ * report_log_summary - print every distinct race, in the order first seen,
+ * with its count, first-seen time and the mechanisms that saw it, on the
+ * text stream (prefixed "csan-vmm: ") and as "summary" objects in the
+ * JSON.  Prints nothing when there were no reports.
+ */
+void report_log_summary(struct report_log *log);
+
+/* report_log_total, report_log_distinct - reports counted; races tracked. */
+uint64_t report_log_total(struct report_log *log);
+unsigned report_log_distinct(struct report_log *log);
+
+#endif /* CSAN_WATCH_REPORT_LOG_H */

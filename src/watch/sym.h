@@ -1,0 +1,87 @@
+/* sym.h: guest addresses to functions, lines and inline chains through libdw. */
+#ifndef CSAN_WATCH_SYM_H
+#define CSAN_WATCH_SYM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <elfutils/libdwfl.h>
+
+/* The most frames (inline levels + the function) one address expands to. */
+#define SYM_MAX_FRAMES 16
+
+/* sym_lookup flags. */
+#define SYM_RETADDR 0x1u /* a return address: look up addr - 1, as unwinders do */
+#define SYM_NOCACHE 0x2u /* neither use nor fill the cache (benchmarks) */
+
+/*
+ * One source-level frame of an address.  A lookup yields the innermost
+ * inlined function first and the function that holds the code last, as
+ * eu-addr2line -i and syzbot's symbolized reports list them.  Strings
+ * belong to the struct sym and live until sym_close.
+ */
+struct sym_frame {
+	uint64_t addr;	  /* the address asked for (not addr - 1) */
+	const char *func; /* function name, NULL when unknown */
+	const char *file; /* source file, relative to the compilation
+			   * directory when under it; NULL when unknown */
+	int line, col;	  /* 0 when unknown */
+	/* Inline frames: the call site in the next (outer) frame. */
+	const char *call_file;
+	int call_line, call_col;
+	/* The ELF symbol holding addr, as the kernel's %pS shows it. */
+	const char *symbol; /* NULL when no symbol covers addr */
+	uint64_t sym_off;   /* addr - symbol start */
+	uint64_t sym_size;
+	bool inlined;
+};
+
+struct sym;
+
+/*
+ * sym_open - load the symbols, DWARF and CFI of the ELF file @path into
+ * one Dwfl, kept until sym_close (re-reading DWARF per report is what makes
+ * addr2line slow).  The ELF must carry its own debug information; nothing
+ * is fetched from elsewhere.  Returns 0 with the handle in @out, or
+ * -ENOENT/-EACCES (cannot open @path), -ENOEXEC (not an x86-64 ELF),
+ * -EINVAL (libdw refused it) or -ENOMEM, with the reason (the libdw call
+ * and dwfl_errmsg) in @why (@whylen bytes).
+ */
+int sym_open(const char *path, struct sym **out, char *why, size_t whylen);
+
+/* sym_close - release everything sym_open made; NULL is a no-op. */
+void sym_close(struct sym *sym);
+
+/* sym_path - the ELF file @sym was opened from. */
+const char *sym_path(const struct sym *sym);
+
+/* sym_has_dwarf - whether the ELF has DWARF (otherwise only symbols). */
+bool sym_has_dwarf(const struct sym *sym);
+
+/*
+ * sym_lookup - the frames of address @addr in @sym's ELF, innermost inline
+ * level first, at most @max (>= 1) of them into @frames.  With SYM_RETADDR
+ * in @flags the lines and inline chain are those of @addr - 1, the call
+ * instruction, while sym_off stays relative to @addr as the kernel prints
+ * it.  An address outside the ELF gives one frame with func NULL.
+ * Thread-safe; results are cached per address.  Returns the number of
+ * frames, or -EINVAL for a bad @max.
+ */
+int sym_lookup(struct sym *sym, uint64_t addr, unsigned flags, struct sym_frame *frames, int max);
+
+/*
+ * sym_cache_stats - lookups answered from the cache (@hits) and by libdw
+ * (@misses) so far.
+ */
+void sym_cache_stats(struct sym *sym, uint64_t *hits, uint64_t *misses);
+
+/*
+ * sym_dwfl_lock, sym_dwfl_unlock - take and release @sym's Dwfl for a
+ * caller that drives libdw itself (the unwinder): libdw is not
+ * thread-safe, and all vCPU threads share the one Dwfl.
+ */
+Dwfl *sym_dwfl_lock(struct sym *sym);
+void sym_dwfl_unlock(struct sym *sym);
+
+#endif /* CSAN_WATCH_SYM_H */

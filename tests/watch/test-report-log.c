@@ -1,0 +1,300 @@
+/* test-report-log.c: counting, rate limiting, the summary, threads. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "watch/report_log.h"
+#include "../unit/check.h"
+#include "json-check.h"
+#include "report-sample.h"
+#include "watch-test.h"
+
+#define MS 1000000ull
+
+static struct sym *sym;
+static uint64_t fake_now;
+
+static uint64_t fake_clock(void *ctx)
+{
+	return *(uint64_t *)ctx;
+}
+
+/* A second race: leaf (via mid) against the reader. */
+static struct csan_hc_report other_race(void)
+{
+	struct csan_hc_report r = sample_race();
+
+	r.side[0].ip = 0x40101e;
+	r.side[0].nret = 2;
+	r.side[0].ret[0] = 0x40103c;
+	r.side[0].ret[1] = 0x40105c;
+	return r;
+}
+
+/* The whole contents of @f, which is then closed. */
+static char *slurp(FILE *f)
+{
+	long len;
+	char *buf;
+
+	fflush(f);
+	len = ftell(f);
+	buf = calloc(1, (size_t)len + 1);
+	rewind(f);
+	if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len)
+		buf[0] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static unsigned count_str(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+
+	for (; hay && (hay = strstr(hay, needle)); hay++)
+		n++;
+	return n;
+}
+
+/* Each line of @json is one valid JSON object. */
+static unsigned check_json_lines(const char *json)
+{
+	unsigned n = 0;
+	const char *p = json;
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		char *line = strndup(p, nl ? (size_t)(nl - p + 1) : strlen(p));
+
+		CHECK(json_line_ok(line));
+		free(line);
+		n++;
+		p = nl ? nl + 1 : NULL;
+	}
+	return n;
+}
+
+static struct report_log *new_log(FILE *text, FILE *json, unsigned interval, unsigned max)
+{
+	struct report_log_opts o = {
+		.sym = sym,
+		.env = { "symtest.elf", "hw" },
+		.text = text,
+		.json = json,
+		.interval_ms = interval,
+		.max_races = max,
+		.now_ns = fake_clock,
+		.now_ctx = &fake_now,
+	};
+	struct report_log *log = NULL;
+
+	fake_now = 5000 * MS; /* the log's time 0 */
+	CHECK_EQ_U64(report_log_new(&o, &log), 0);
+	return log;
+}
+
+static int submit_at(struct report_log *log, uint64_t ms, const struct csan_hc_report *r)
+{
+	char why[256];
+
+	fake_now = 5000 * MS + ms * MS;
+	return report_log_submit(log, r, why, sizeof(why));
+}
+
+/* KCSAN's once-per-interval per race, with every repeat counted. */
+static void test_rate_limit(void)
+{
+	FILE *text = tmpfile(), *json = tmpfile();
+	struct report_log *log = new_log(text, json, 3000, 0);
+	struct csan_hc_report a = sample_race(), b = other_race(), bad = sample_race();
+	char why[256], *t, *j;
+
+	CHECK_EQ_U64(submit_at(log, 0, &a), 1);
+	CHECK_EQ_U64(submit_at(log, 1000, &a), 0);
+	CHECK_EQ_U64(submit_at(log, 1000, &b), 1); /* another race is not held back */
+	CHECK_EQ_U64(submit_at(log, 2999, &a), 0);
+	CHECK_EQ_U64(submit_at(log, 3000, &a), 1); /* the interval has passed */
+	CHECK_EQ_U64(submit_at(log, 4000, &a), 0);
+	bad.side[0].size = 0;
+	CHECK_EQ_U64(report_log_submit(log, &bad, why, sizeof(why)), -EINVAL);
+	CHECK_CONTAINS(why, "side[0].size");
+	CHECK_EQ_U64(report_log_total(log), 6);
+	CHECK_EQ_U64(report_log_distinct(log), 2);
+	report_log_summary(log);
+	report_log_free(log);
+	t = slurp(text);
+	j = slurp(json);
+	CHECK_EQ_U64(count_str(t, "BUG: KCSAN: data-race in reader / writer\n"), 2);
+	CHECK_EQ_U64(count_str(t, "BUG: KCSAN: data-race in leaf / reader\n"), 1);
+	CHECK_CONTAINS(t, "(watch mode: hw)");
+	CHECK_CONTAINS(t, "csan-vmm: race summary: 2 distinct races in 6 reports, 3 printed, "
+			  "3 repeats within 3000 ms counted only\n");
+	CHECK_CONTAINS(t,
+		       "csan-vmm:      count  first seen  seen by                          race\n");
+	CHECK_CONTAINS(t, "csan-vmm:          5      0.000s  soft-watchpoint+debug-register   "
+			  "data-race in reader / writer\n");
+	CHECK_CONTAINS(t, "csan-vmm:          1      1.000s  soft-watchpoint+debug-register   "
+			  "data-race in leaf / reader\n");
+	/* The summary lists races in the order first seen. */
+	CHECK(t && strstr(t, "5      0.000s") < strstr(t, "1      1.000s"));
+	/* JSON: the 3 printed reports, a summary per race, the totals. */
+	CHECK_EQ_U64(check_json_lines(j), 6);
+	CHECK_EQ_U64(count_str(j, "{\"type\":\"report\""), 3);
+	CHECK_CONTAINS(j, "{\"type\":\"report\",\"seq\":1,\"time\":0.000000,\"count\":1,");
+	CHECK_CONTAINS(j, "{\"type\":\"report\",\"seq\":2,\"time\":1.000000,\"count\":1,");
+	CHECK_CONTAINS(j, "{\"type\":\"report\",\"seq\":3,\"time\":3.000000,\"count\":4,");
+	CHECK_CONTAINS(j, "{\"type\":\"summary\",\"signature\":\"data-race:reader/writer\","
+			  "\"title\":\"BUG: KCSAN: data-race in reader / writer\",\"count\":5,"
+			  "\"printed\":2,\"first_seen\":0.000000,"
+			  "\"mechanisms\":\"soft-watchpoint+debug-register\"}\n");
+	CHECK_CONTAINS(j, "{\"type\":\"totals\",\"reports\":6,\"distinct\":2,\"printed\":3,"
+			  "\"untracked\":0}\n");
+	free(t);
+	free(j);
+}
+
+/* Interval 0: every report printed; no JSON asked, none written. */
+static void test_no_limit(void)
+{
+	FILE *text = tmpfile();
+	struct report_log *log = new_log(text, NULL, 0, 0);
+	struct csan_hc_report a = sample_race();
+	char *t;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		CHECK_EQ_U64(submit_at(log, 10, &a), 1);
+	report_log_summary(log);
+	report_log_free(log);
+	t = slurp(text);
+	CHECK_EQ_U64(count_str(t, "BUG: KCSAN:"), 3);
+	CHECK_CONTAINS(t, "3 printed, 0 repeats");
+	free(t);
+}
+
+/* A full table still counts the rest, rate-limited as one group. */
+static void test_bounded(void)
+{
+	FILE *text = tmpfile();
+	struct report_log *log = new_log(text, NULL, 3000, 1);
+	struct csan_hc_report a = sample_race(), b = other_race();
+	char *t;
+
+	CHECK_EQ_U64(submit_at(log, 0, &a), 1);
+	CHECK_EQ_U64(submit_at(log, 0, &b), 1);
+	CHECK_EQ_U64(submit_at(log, 100, &b), 0);
+	CHECK_EQ_U64(report_log_total(log), 3);
+	CHECK_EQ_U64(report_log_distinct(log), 1);
+	report_log_summary(log);
+	report_log_free(log);
+	t = slurp(text);
+	CHECK_CONTAINS(t, "csan-vmm:          2  reports of races beyond the 1 tracked\n");
+	free(t);
+}
+
+/* Nothing reported, nothing said. */
+static void test_empty(void)
+{
+	FILE *text = tmpfile();
+	struct report_log *log = new_log(text, NULL, 3000, 0);
+	char *t;
+
+	report_log_summary(log);
+	report_log_free(log);
+	t = slurp(text);
+	CHECK(t && t[0] == '\0');
+	free(t);
+}
+
+#define THREADS	   4
+#define PER_THREAD 100
+
+static void *submitter(void *arg)
+{
+	struct report_log *log = arg;
+	struct csan_hc_report a = sample_race(), b = other_race();
+	char why[256];
+	int i;
+
+	for (i = 0; i < PER_THREAD; i++)
+		if (report_log_submit(log, i & 1 ? &b : &a, why, sizeof(why)) < 0)
+			return (void *)1;
+	return NULL;
+}
+
+/* Reports printed whole: rule, title, ..., rule, never mixed. */
+static bool blocks_whole(const char *t, unsigned *blocks)
+{
+	const char *p = t;
+	char rule[80];
+
+	memset(rule, '=', 66);
+	strcpy(rule + 66, "\n");
+	*blocks = 0;
+	while ((p = strstr(p, rule))) {
+		const char *end = strstr(p + 67, rule);
+
+		if (strncmp(p + 67, "BUG: KCSAN: data-race in ", 25) != 0 || !end)
+			return false;
+		/* No report starts inside another. */
+		if (strstr(p + 67, "BUG: KCSAN:") != p + 67 ||
+		    (strstr(p + 68, "BUG: KCSAN:") && strstr(p + 68, "BUG: KCSAN:") < end))
+			return false;
+		(*blocks)++;
+		p = end + 67;
+	}
+	return true;
+}
+
+static void test_threads(unsigned interval)
+{
+	FILE *text = tmpfile();
+	struct report_log_opts o = {
+		.sym = sym, .env = { "symtest.elf", "soft" }, .text = text, .interval_ms = interval
+	};
+	struct report_log *log;
+	pthread_t th[THREADS];
+	unsigned blocks = 0;
+	void *ret;
+	char *t;
+	int i;
+
+	CHECK_EQ_U64(report_log_new(&o, &log), 0);
+	for (i = 0; i < THREADS; i++)
+		CHECK(pthread_create(&th[i], NULL, submitter, log) == 0);
+	for (i = 0; i < THREADS; i++) {
+		pthread_join(th[i], &ret);
+		CHECK(ret == NULL);
+	}
+	CHECK_EQ_U64(report_log_total(log), THREADS * PER_THREAD);
+	CHECK_EQ_U64(report_log_distinct(log), 2);
+	report_log_free(log);
+	t = slurp(text);
+	CHECK(blocks_whole(t, &blocks));
+	/* No interval: all printed; a long one: each race once. */
+	CHECK_EQ_U64(blocks, interval ? 2 : THREADS * PER_THREAD);
+	free(t);
+}
+
+int main(void)
+{
+	char why[512];
+	int err = sym_open(symtest_path(), &sym, why, sizeof(why));
+
+	CHECK_EQ_U64(err, 0);
+	if (err) {
+		fprintf(stderr, "test-report-log: %s\n", why);
+		return check_exit_status("test-report-log");
+	}
+	test_rate_limit();
+	test_no_limit();
+	test_bounded();
+	test_empty();
+	test_threads(0);
+	test_threads(600000); /* long enough for any machine: each race once */
+	sym_close(sym);
+	return check_exit_status("test-report-log");
+}
