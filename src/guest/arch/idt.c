@@ -63,9 +63,11 @@ void interrupt_dispatch(struct trap_frame *f)
 	if (vector < X86_NR_EXCEPTIONS)
 		fault_report(f);
 
+	/* For the race detector's port: it keeps interrupt context apart. */
+	me = this_cpu();
+	me->irq_depth++;
 	switch (vector) {
 	case TIMER_VECTOR:
-		me = this_cpu();
 		/* Only this CPU writes its count; others read it. */
 		WRITE_ONCE(me->ticks, me->ticks + 1);
 		hook = READ_ONCE(timer_hook);
@@ -84,4 +86,5 @@ void interrupt_dispatch(struct trap_frame *f)
 		panic("unexpected interrupt vector %u (0x%x) at rip 0x%lx", vector, vector,
 		      (unsigned long)f->rip);
 	}
+	me->irq_depth--;
 }

@@ -24,9 +24,10 @@ struct percpu {
 	struct percpu *self; /* must stay first: this_cpu() reads %gs:0 */
 	uint32_t cpu;	     /* index: 0 is the boot CPU, then MADT order */
 	uint32_t apic_id;
-	uint32_t online;   /* set by the CPU itself once it takes work */
-	uint32_t in_fault; /* nested-fault guard (arch/fault.c) */
-	uint64_t ticks;	   /* local APIC timer interrupts seen */
+	uint32_t online;    /* set by the CPU itself once it takes work */
+	uint32_t in_fault;  /* nested-fault guard (arch/fault.c) */
+	uint32_t irq_depth; /* interrupt handlers running (arch/idt.c) */
+	uint64_t ticks;	    /* local APIC timer interrupts seen */
 	struct mailbox mbox;
 } __aligned(64);
 

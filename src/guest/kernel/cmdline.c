@@ -1,12 +1,14 @@
 /* cmdline.c: the guest command line: split into key=value words. */
 #include "cmdline.h"
+#include "csan.h"
 #include "kstring.h"
 #include "printk.h"
 
 /*
- * The keys the guest knows.  Later csan.* knobs are added here; anything
- * else gets a warning (the VMM's --append passes text through unchecked,
- * and a typo should be visible without stopping the run).
+ * The keys the guest knows, and the race detector's csan.* knobs (the
+ * runtime's list); anything else gets a warning (the VMM's --append
+ * passes text through unchecked, and a typo should be visible without
+ * stopping the run).
  */
 static const char *const known_keys[] = {
 	"scenario", /* which scenario to run (default: selftest) */
@@ -28,6 +30,8 @@ static bool key_known(const char *key)
 {
 	unsigned int i;
 
+	if (!strncmp(key, "csan.", 5))
+		return csan_knob_known(key + 5);
 	for (i = 0; i < ARRAY_SIZE(known_keys); i++)
 		if (!strcmp(key, known_keys[i]))
 			return true;

@@ -6,6 +6,7 @@
 #include "bootinfo.h"
 #include "cmdline.h"
 #include "cpu.h"
+#include "csan.h"
 #include "panic.h"
 #include "percpu.h"
 #include "platform.h"
@@ -102,6 +103,8 @@ __noreturn void kernel_main(uint64_t start_info)
 	ncpus = cpu_list(apic_ids);
 	/* Measured (if need be) before the timer takes over the APIC timer. */
 	tsc_init();
+	/* The race detector needs the TSC for its delays; scenarios need it on. */
+	csan_init(bootinfo.cmdline);
 	lapic_timer_start(hz);
 	irq_enable();
 

@@ -1,0 +1,234 @@
+/* internal.h: the runtime's shared state and its inline fast path. */
+#ifndef CSAN_RUNTIME_INTERNAL_H
+#define CSAN_RUNTIME_INTERNAL_H
+
+/*
+ * Never built with -fsanitize=thread: the runtime's own accesses must not
+ * call back into it.  The fast path (check_access and what it inlines)
+ * never dereferences the address it checks; only the slow path that
+ * watches an address reads it.
+ */
+
+#include <csan/abi.h>
+
+#include "csan.h"
+#include "encoding.h"
+#include "port.h"
+
+#ifndef likely
+#define likely(x)   __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+#ifndef __noinline
+#define __noinline __attribute__((noinline))
+#endif
+#define CSAN_RET_IP ((uintptr_t)__builtin_return_address(0))
+
+/* The runtime's own marked accesses (it is not instrumented: plain volatile). */
+#define CSAN_READ(x)	 (*(const volatile __typeof__(x) *)&(x))
+#define CSAN_WRITE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+
+_Static_assert((CSAN_MAX_CPUS & (CSAN_MAX_CPUS - 1)) == 0, "CPU index is masked");
+
+/*
+ * Per-context state, as KCSAN's struct kcsan_ctx: one for the task each
+ * CPU runs and one for its interrupt handlers (which do not nest here).
+ */
+struct csan_ctx {
+	int disable_count;     /* kcsan_disable_current() depth */
+	int atomic_next;       /* this many next accesses count as marked */
+	int atomic_nest_count; /* kcsan_nestable_atomic_begin() depth */
+	bool in_flat_atomic;
+	unsigned long access_mask;	    /* ASSERT_EXCLUSIVE_BITS' mask, or 0 */
+	struct kcsan_scoped_access *scoped; /* innermost first */
+};
+
+struct csan_cpu {
+	struct csan_ctx task;
+	struct csan_ctx irq;
+	long skip;     /* accesses left before the next watchpoint */
+	uint32_t rand; /* the delay and skip randomizer's state */
+} __attribute__((aligned(64)));
+
+extern struct csan_cpu csan_cpus[CSAN_MAX_CPUS];
+extern struct csan_control csan_control;
+extern uint64_t csan_watchpoints[CSAN_WATCHPOINT_SLOTS];
+
+/* A knob's current value: the host may change it at any time. */
+#define csan_knob(name) CSAN_READ(csan_control.name)
+
+static inline void csan_counter_add(enum csan_counter c, long v)
+{
+	__atomic_fetch_add(&csan_control.counters[c], (uint64_t)v, __ATOMIC_RELAXED);
+}
+#define csan_counter_inc(c) csan_counter_add(c, 1)
+
+static __always_inline struct csan_cpu *this_csan_cpu(void)
+{
+	/* Masked: a bad port answer must not write outside the array. */
+	return &csan_cpus[csan_port_cpu() & (CSAN_MAX_CPUS - 1)];
+}
+
+static __always_inline struct csan_ctx *get_ctx(void)
+{
+	struct csan_cpu *c = this_csan_cpu();
+
+	return csan_port_in_interrupt() ? &c->irq : &c->task;
+}
+
+static __always_inline bool csan_is_enabled(const struct csan_ctx *ctx)
+{
+	return csan_knob(enabled) && !ctx->disable_count;
+}
+
+/*
+ * The watchpoint matching an access, if any: @expect_write because a read
+ * only conflicts with a watched write, while a write conflicts with any
+ * watched access.  Plain loads suffice: the word is read whole, and a
+ * stale value only means the race is found a little later or not at all.
+ */
+static __always_inline uint64_t *find_watchpoint(uintptr_t addr, size_t size, bool expect_write,
+						 uint64_t *encoded)
+{
+	const size_t slot = csan_wp_slot(addr);
+	const uint64_t addr_masked = addr & CSAN_WP_ADDR_MASK;
+	unsigned int i;
+
+	for (i = 0; i < CSAN_NUM_SLOTS; i++) {
+		uint64_t *wp = &csan_watchpoints[csan_wp_check_index(slot, i)];
+		uint64_t v = __atomic_load_n(wp, __ATOMIC_RELAXED);
+		struct csan_wp d;
+
+		if (likely(!csan_wp_decode(v, &d)))
+			continue;
+		if (expect_write && !d.is_write)
+			continue;
+		if (csan_wp_overlaps(d.addr, d.size, addr_masked, size)) {
+			*encoded = v;
+			return wp;
+		}
+	}
+	return NULL;
+}
+
+/* KCSAN's rules for accesses that count as marked and are never watched. */
+static __always_inline bool is_atomic(struct csan_ctx *ctx, uintptr_t addr, size_t size, int type)
+{
+	if (type & CSAN_ACCESS_ATOMIC)
+		return true;
+	/*
+	 * An assertion is never implicitly marked, so it keeps its meaning
+	 * inside atomic regions (seqlock readers, say).
+	 */
+	if (type & CSAN_ACCESS_ASSERT)
+		return false;
+	/*
+	 * A plain aligned write of up to a word is one store on x86-64 and
+	 * does not tear; by default it is treated as marked, as in Linux.
+	 * It is still checked against other watchpoints.
+	 */
+	if ((type & CSAN_ACCESS_WRITE) && !(type & CSAN_ACCESS_COMPOUND) && size <= 8 &&
+	    (addr & (size - 1)) == 0 && csan_knob(assume_plain_writes_atomic))
+		return true;
+	if (unlikely(ctx->atomic_next > 0)) {
+		ctx->atomic_next--;
+		return true;
+	}
+	return ctx->atomic_nest_count > 0 || ctx->in_flat_atomic;
+}
+
+/* The sampling decision: marked accesses do not count towards the skip. */
+static __always_inline bool should_watch(struct csan_ctx *ctx, uintptr_t addr, size_t size,
+					 int type)
+{
+	if (is_atomic(ctx, addr, size, type))
+		return false;
+	/* Per CPU and plain: an interrupt losing a decrement does no harm. */
+	return --this_csan_cpu()->skip < 0;
+}
+
+/* The watched value; 0 for sizes whose value is not compared. */
+static inline uint64_t csan_read_value(const volatile void *ptr, size_t size)
+{
+	switch (size) {
+	case 1: return *(const volatile uint8_t *)ptr;
+	case 2: return *(const volatile uint16_t *)ptr;
+	case 4: return *(const volatile uint32_t *)ptr;
+	case 8: return *(const volatile uint64_t *)ptr;
+	default: return 0;
+	}
+}
+
+/* How long a watch lasts in this context, before randomization. */
+static inline uint32_t csan_watch_us(void)
+{
+	return csan_port_in_interrupt() ? csan_knob(udelay_interrupt) : csan_knob(udelay_task);
+}
+
+/* watch.c: the slow paths. */
+void csan_found_watchpoint(const volatile void *ptr, size_t size, int type, uintptr_t ip,
+			   uintptr_t anchor_fp, uint64_t *wp, uint64_t encoded);
+void csan_setup_watchpoint(const volatile void *ptr, size_t size, int type, uintptr_t ip,
+			   uintptr_t anchor_fp);
+void csan_check_scoped_accesses(void);
+
+/*
+ * The fast path, inlined into every entry point.  @ip is the access (a
+ * return address into the instrumented code); @anchor_fp, when not 0, is
+ * the frame the access's stack starts from (scoped checks, see report.c).
+ */
+static __always_inline void check_access_at(const volatile void *ptr, size_t size, int type,
+					    uintptr_t ip, uintptr_t anchor_fp)
+{
+	const uintptr_t addr = (uintptr_t)ptr;
+	struct csan_ctx *ctx;
+	uint64_t encoded, *wp;
+
+	if (unlikely(size == 0))
+		return;
+	wp = find_watchpoint(addr, size, !(type & CSAN_ACCESS_WRITE), &encoded);
+	if (unlikely(wp != NULL)) {
+		csan_found_watchpoint(ptr, size, type, ip, anchor_fp, wp, encoded);
+		return;
+	}
+	ctx = get_ctx();
+	if (unlikely(should_watch(ctx, addr, size, type)))
+		csan_setup_watchpoint(ptr, size, type, ip, anchor_fp);
+	else if (unlikely(ctx->scoped != NULL))
+		csan_check_scoped_accesses();
+}
+
+static __always_inline void check_access(const volatile void *ptr, size_t size, int type,
+					 uintptr_t ip)
+{
+	check_access_at(ptr, size, type, ip, 0);
+}
+
+/* report.c */
+void csan_report_set_info(const volatile void *ptr, size_t size, int type, uintptr_t ip,
+			  uintptr_t anchor_fp, size_t slot, uint64_t encoded);
+enum csan_value_change {
+	CSAN_VALUE_CHANGE_FALSE, /* never report */
+	CSAN_VALUE_CHANGE_MAYBE, /* report unless only value changes count */
+	CSAN_VALUE_CHANGE_TRUE,	 /* the value changed: report */
+};
+/* What the watcher knows when its watch ends. */
+struct csan_watch {
+	const volatile void *ptr;
+	size_t size;
+	int type;
+	uintptr_t ip;
+	uintptr_t anchor_fp;
+	size_t slot;
+	uint64_t old_value, new_value;
+	unsigned long mask;
+	enum csan_value_change change;
+};
+bool csan_report_known_origin(struct csan_watch *w);
+void csan_report_unknown_origin(const struct csan_watch *w);
+const char *csan_access_name(uint32_t type);
+
+/* knobs.c */
+uint32_t csan_random(struct csan_cpu *c, uint32_t bound);
+
+#endif /* CSAN_RUNTIME_INTERNAL_H */

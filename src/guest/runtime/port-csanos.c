@@ -1,0 +1,166 @@
+/* port-csanos.c: the runtime's port to the bundled kernel (csan-guest). */
+#include <stdarg.h>
+
+#include "cpu.h"
+#include "internal.h"
+#include "platform.h"
+#include "printk.h"
+#include "spinlock.h"
+#include "tsc.h"
+
+unsigned long csan_port_irq_save(void)
+{
+	return irq_save();
+}
+
+void csan_port_irq_restore(unsigned long flags)
+{
+	irq_restore(flags);
+}
+
+void csan_port_udelay(unsigned int us)
+{
+	udelay(us);
+}
+
+uint64_t csan_port_time_us(void)
+{
+	return uptime_us();
+}
+
+/* The TSC's low bits are what varies between runs and CPUs. */
+uint32_t csan_port_random(void)
+{
+	uint64_t t = rdtsc();
+
+	return (uint32_t)(t ^ (t >> 29));
+}
+
+/* One kernel thread per CPU, numbered from 1 like PIDs: CPU n runs task n+1. */
+uint32_t csan_port_task_id(void)
+{
+	return csan_port_cpu() + 1;
+}
+
+void csan_port_printf(const char *fmt, ...)
+{
+	char buf[PRINTK_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(buf) - 1)
+		n = (int)sizeof(buf) - 1;
+	console_write(buf, (size_t)n);
+}
+
+/* --- the report sink ------------------------------------------------------------------ */
+
+/*
+ * On a plain PC nobody symbolizes: print the record in KCSAN's layout
+ * with raw addresses, each minus one so that addr2line -fie csan-guest
+ * names the line of the access or call.  One console write per report,
+ * from a buffer under a lock taken with interrupts off (an interrupt
+ * handler on this CPU may report too).
+ */
+#define RAW_REPORT_MAX 6144
+static char raw_buf[RAW_REPORT_MAX];
+static size_t raw_len;
+static spinlock_t raw_lock = SPINLOCK_INIT;
+
+static void raw_printf(const char *fmt, ...) __printf(1, 2);
+static void raw_printf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (raw_len >= sizeof(raw_buf) - 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(raw_buf + raw_len, sizeof(raw_buf) - raw_len, fmt, ap);
+	va_end(ap);
+	raw_len += (size_t)n;
+	if (raw_len > sizeof(raw_buf) - 1)
+		raw_len = sizeof(raw_buf) - 1;
+}
+
+static void raw_side(const struct csan_report_side *s, bool unknown_origin)
+{
+	unsigned int i;
+
+	raw_printf("%s%s to 0x%lx of %u bytes by ",
+		   unknown_origin ? "race at unknown origin, with " : "",
+		   csan_access_name(s->access), (unsigned long)s->addr, s->size);
+	if (s->context == CSAN_CTX_INTERRUPT)
+		raw_printf("interrupt");
+	else
+		raw_printf("task %u", s->task_id);
+	raw_printf(" on cpu %u:\n 0x%lx\n", s->cpu, (unsigned long)(s->ip - 1));
+	for (i = 0; i < s->nret; i++)
+		raw_printf(" 0x%lx\n", (unsigned long)(s->ret[i] - 1));
+}
+
+static void raw_report(const struct csan_hc_report *r)
+{
+	static const char rule[] =
+		"==================================================================\n";
+	const uint32_t both = CSAN_VALUE_OLD | CSAN_VALUE_NEW;
+	unsigned int i;
+
+	raw_len = 0;
+	raw_printf("%sBUG: KCSAN: %s (raw report: addresses minus 1, for addr2line -fie "
+		   "csan-guest)\n\n",
+		   rule, r->kind == CSAN_REPORT_ASSERT ? "assert: race" : "data-race");
+	for (i = 0; i < r->nsides; i++) {
+		raw_side(&r->side[i], r->kind == CSAN_REPORT_UNKNOWN_ORIGIN);
+		raw_printf("\n");
+	}
+	if ((r->value_flags & both) == both && r->old_value != r->new_value)
+		raw_printf("value changed: 0x%lx -> 0x%lx\n", (unsigned long)r->old_value,
+			   (unsigned long)r->new_value);
+	if (r->value_flags & CSAN_VALUE_MASK)
+		raw_printf(" bits changed: 0x%lx with mask 0x%lx\n",
+			   (unsigned long)((r->old_value ^ r->new_value) & r->mask),
+			   (unsigned long)r->mask);
+	raw_printf("\nReported by csan (soft watchpoints) on cpu %u\n%s",
+		   r->side[r->nsides - 1].cpu, rule);
+	console_write(raw_buf, raw_len);
+}
+
+void csan_port_report(const struct csan_hc_report *r)
+{
+	uint64_t flags;
+
+	if (on_csan_vmm()) {
+		/* The struct is static and identity-mapped: its address is its GPA. */
+		hypercall(CSAN_HC_REPORT, (void *)r);
+		return;
+	}
+	flags = spin_lock_irqsave(&raw_lock);
+	raw_report(r);
+	spin_unlock_irqrestore(&raw_lock, flags);
+}
+
+/*
+ * CSAN_HC_ATTACH is compiled in only with -DCSAN_RUNTIME_ATTACH until
+ * csan-vmm serves it: a hypercall the VMM does not know ends the run.
+ */
+bool csan_port_attach(struct csan_control *c)
+{
+#ifdef CSAN_RUNTIME_ATTACH
+	static struct csan_hc_attach hc __attribute__((aligned(8)));
+
+	if (!on_csan_vmm())
+		return false;
+	hc.control = (uintptr_t)c;
+	hc.size = c->size;
+	hc.reserved = 0;
+	hypercall(CSAN_HC_ATTACH, &hc);
+	return true;
+#else
+	(void)c;
+	return false;
+#endif
+}
