@@ -104,3 +104,13 @@ expect_err() {
 expect_no_out() {
 	! grep -Eq -- "$1" "$out" || fail "stdout unexpectedly matches /$1/"
 }
+
+# expect_err_in_order ERE...: stderr has lines matching each ERE, in this
+# order (other lines may come between).
+expect_err_in_order() {
+	awk -v pats="$(printf '%s\n' "$@")" '
+		BEGIN { n = split(pats, p, "\n"); i = 1 }
+		i <= n && $0 ~ p[i] { i++ }
+		END { exit i <= n ? 1 : 0 }' "$err" ||
+		fail "stderr lacks, in order: $*"
+}

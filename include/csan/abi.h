@@ -12,7 +12,7 @@
  * whose ABI note carries exactly its version; there is no negotiation, since
  * guest and VMM are built from one tree.
  */
-#define CSAN_ABI_VERSION 1
+#define CSAN_ABI_VERSION 2
 
 /*
  * The ABI note: an ELF note in the guest image with name "csan-vmm", type

@@ -8,6 +8,8 @@
 #include "vmm/fault.h"
 #include "vmm/vm.h"
 #include "vmm/x86.h"
+#include "watch/report.h"
+#include "watch/unwind.h"
 
 /* SDM Vol. 3A, 6.3.1, table 6-1; AMD APM Vol. 2, 8.2 for 28-30. */
 static const char *const vector_names[32] = {
@@ -71,6 +73,56 @@ static void print_guest_text(const char *s, size_t len)
 	}
 }
 
+static int translate(struct vcpu *vcpu, uint64_t linear, uint64_t *gpa);
+
+/*
+ * The unwinder's memory reader: 8 bytes of guest-virtual memory through
+ * the faulting vCPU's own page tables (KVM_TRANSLATE, on its thread).
+ * Runs with the symbolizer's lock held, so it calls nothing in src/watch.
+ */
+static bool read_guest_u64(void *ctx, uint64_t gva, uint64_t *val)
+{
+	struct vcpu *vcpu = ctx;
+	uint8_t buf[8];
+	unsigned done = 0;
+
+	while (done < sizeof(buf)) {
+		uint64_t page_left = 4096 - ((gva + done) & 4095);
+		unsigned chunk = sizeof(buf) - done < page_left ? sizeof(buf) - done : (unsigned)page_left;
+		uint64_t gpa = 0;
+		void *hva;
+
+		if (translate(vcpu, gva + done, &gpa))
+			return false;
+		hva = vm_gpa_to_hva(vcpu->vm, gpa, chunk);
+		if (!hva)
+			return false;
+		memcpy(buf + done, hva, chunk);
+		done += chunk;
+	}
+	memcpy(val, buf, sizeof(buf));
+	return true;
+}
+
+/* The faulting context's stack, unwound on the host and symbolized. */
+static void print_guest_stack(struct vcpu *vcpu, const struct csan_regs *regs)
+{
+	uint64_t pcs[UNWIND_MAX_PCS];
+	struct unwind_info info;
+	int n;
+
+	if (!vcpu->vm->unw || !vcpu->vm->sym)
+		return;
+	n = unwind_stack(vcpu->vm->unw, regs, read_guest_u64, vcpu, 0, pcs, UNWIND_MAX_PCS, &info);
+	if (n <= 0)
+		return;
+	fprintf(stderr, "csan-vmm: vCPU %u: guest stack:\n", vcpu->id);
+	report_print_stack(stderr, vcpu->vm->sym, pcs, (unsigned)n, "csan-vmm:   ");
+	if (info.cfi_error[0])
+		fprintf(stderr, "csan-vmm:   (CFI unwinding stopped: %s; frame pointers after)\n",
+			info.cfi_error);
+}
+
 void fault_report_guest(struct vcpu *vcpu, const struct csan_hc_fault *f, const char *msg,
 			size_t msg_len)
 {
@@ -95,6 +147,7 @@ void fault_report_guest(struct vcpu *vcpu, const struct csan_hc_fault *f, const 
 		fprintf(stderr, "csan-vmm: vCPU %u: (the guest calls this CPU %" PRIu32 ")\n",
 			vcpu->id, f->cpu);
 	print_regs(vcpu->id, &f->regs, NULL);
+	print_guest_stack(vcpu, &f->regs);
 	funlockfile(stderr);
 }
 

@@ -17,6 +17,7 @@ static const char *const hc_names[CSAN_HC_MAX] = {
 	[CSAN_HC_EXIT] = "CSAN_HC_EXIT",
 	[CSAN_HC_FAULT] = "CSAN_HC_FAULT",
 	[CSAN_HC_REPORT] = "CSAN_HC_REPORT",
+	[CSAN_HC_ATTACH] = "CSAN_HC_ATTACH",
 };
 
 static const char *hc_name(unsigned nr)

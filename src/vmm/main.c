@@ -11,9 +11,13 @@
 
 #include "csan/abi.h"
 #include "vmm/elf_guest.h"
+#include "vmm/hc_report.h"
 #include "vmm/guest_path.h"
 #include "vmm/options.h"
 #include "vmm/vm.h"
+#include "watch/report_log.h"
+#include "watch/sym.h"
+#include "watch/unwind.h"
 
 /* Exit statuses, documented in --help, csan-vmm(1) and the README. */
 enum {
@@ -69,10 +73,77 @@ static int pick_scenario(const struct options *o, const struct elf_guest *g,
 	return 0;
 }
 
-static int exit_status(const struct vm_outcome *out, bool quiet)
+/* The report pipeline: symbols and unwinder for the image, the report log. */
+struct pipeline {
+	struct sym *sym;
+	struct unwinder *unw;
+	struct report_log *log;
+	FILE *json;
+};
+
+static void pipeline_close(struct pipeline *p)
+{
+	report_log_free(p->log);
+	if (p->json && fclose(p->json))
+		perror("csan-vmm: --report-json");
+	unwind_free(p->unw); /* before sym_close: it holds sym's Dwfl */
+	sym_close(p->sym);
+	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * Open the symbolizer on @path and the report log (and the JSON file).
+ * Returns 0, or -errno after printing why.
+ */
+static int pipeline_open(struct pipeline *p, const struct options *o, const char *path)
+{
+	struct report_log_opts lo = { 0 };
+	char why[WHY_LEN];
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	rc = sym_open(path, &p->sym, why, sizeof(why));
+	if (!rc)
+		rc = unwind_new(p->sym, &p->unw, why, sizeof(why));
+	if (rc) {
+		fprintf(stderr, "csan-vmm: %s\n", why);
+		goto fail;
+	}
+	if (o->report_json) {
+		p->json = fopen(o->report_json, "w");
+		if (!p->json) {
+			rc = -errno;
+			fprintf(stderr, "csan-vmm: --report-json: cannot write %s: %s\n",
+				o->report_json, strerror(errno));
+			goto fail;
+		}
+	}
+	lo.sym = p->sym;
+	lo.env.guest = path;
+	lo.env.mode = "soft";
+	lo.text = stderr;
+	lo.json = p->json;
+	lo.interval_ms = REPORT_LOG_DEFAULT_INTERVAL_MS;
+	rc = report_log_new(&lo, &p->log);
+	if (rc) {
+		fprintf(stderr, "csan-vmm: out of memory\n");
+		goto fail;
+	}
+	return 0;
+fail:
+	pipeline_close(p);
+	return rc;
+}
+
+static int exit_status(const struct vm_outcome *out, uint64_t races, bool quiet)
 {
 	switch (out->end) {
 	case VM_END_EXIT:
+		if (out->guest_status == 0 && races) {
+			fprintf(stderr, "csan-vmm: guest finished, %" PRIu64 " race report%s\n",
+				races, races == 1 ? "" : "s");
+			return EXIT_RACES;
+		}
 		if (out->guest_status == 0) {
 			if (!quiet)
 				fprintf(stderr, "csan-vmm: guest finished, no races reported\n");
@@ -103,6 +174,7 @@ static int run_guest(const struct options *o, struct elf_guest *g)
 		.quiet = o->quiet,
 	};
 	struct vm_outcome out = { 0 };
+	struct pipeline pipe;
 	const char *scenario;
 	char why[WHY_LEN];
 	char *cmdline = NULL;
@@ -115,10 +187,12 @@ static int run_guest(const struct options *o, struct elf_guest *g)
 		fprintf(stderr, "csan-vmm: %s\n", why);
 		return EXIT_USAGE;
 	}
+	if (pipeline_open(&pipe, o, g->path))
+		return EXIT_USAGE;
 	cmdline = options_guest_cmdline(o, scenario);
 	if (!cmdline) {
 		fprintf(stderr, "csan-vmm: out of memory\n");
-		return EXIT_USAGE;
+		goto out;
 	}
 	if (vm_create(&cfg, &vm, why, sizeof(why)) ||
 	    elf_guest_load(g, vm_ram(vm), vm_ram_size(vm), why, sizeof(why)) ||
@@ -126,6 +200,9 @@ static int run_guest(const struct options *o, struct elf_guest *g)
 		fprintf(stderr, "csan-vmm: %s\n", why);
 		goto out;
 	}
+	vm->sym = pipe.sym;
+	vm->unw = pipe.unw;
+	vm->reports = pipe.log;
 	if (!o->quiet)
 		fprintf(stderr, "csan-vmm: booting %s on %u vCPU%s, %" PRIu64 " MiB, "
 				"command line \"%s\"\n",
@@ -135,10 +212,13 @@ static int run_guest(const struct options *o, struct elf_guest *g)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	status = exit_status(&out, o->quiet);
+	/* Every vCPU has stopped: the log is complete, whatever ended the run. */
+	report_log_summary(pipe.log);
+	status = exit_status(&out, report_log_total(pipe.log), o->quiet);
 out:
 	if (vm)
 		vm_destroy(vm);
+	pipeline_close(&pipe);
 	free(cmdline);
 	return status;
 }
@@ -157,6 +237,10 @@ int main(int argc, char **argv)
 	if (o.action == OPT_HELP) {
 		options_usage(stdout);
 		return EXIT_CLEAN;
+	}
+	if (hc_report_register()) {
+		fprintf(stderr, "csan-vmm: internal error: cannot serve CSAN_HC_REPORT\n");
+		return EXIT_USAGE;
 	}
 	if (o.action == OPT_VERSION) {
 		printf("%s %s (guest ABI %d)\n", PACKAGE_NAME, PACKAGE_VERSION,

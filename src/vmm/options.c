@@ -16,6 +16,7 @@ enum {
 	OPTK_TIMEOUT = 0x100,
 	OPTK_SEED,
 	OPTK_VERSION,
+	OPTK_REPORT_JSON,
 };
 
 static const struct option long_options[] = {
@@ -25,6 +26,7 @@ static const struct option long_options[] = {
 	{ "scenario", required_argument, NULL, 's' },
 	{ "timeout", required_argument, NULL, OPTK_TIMEOUT },
 	{ "seed", required_argument, NULL, OPTK_SEED },
+	{ "report-json", required_argument, NULL, OPTK_REPORT_JSON },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "version", no_argument, NULL, OPTK_VERSION },
 	{ "help", no_argument, NULL, 'h' },
@@ -48,6 +50,8 @@ void options_usage(FILE *f)
 		"                        (exit status 3; default 0, no limit)\n"
 		"      --seed=N          seed for the guest's randomness (default:\n"
 		"                        from the clock, printed at start)\n"
+		"      --report-json=FILE  also write every printed report, then a\n"
+		"                        summary, to FILE as JSON Lines\n"
 		"  -q, --quiet           print only the guest console and findings\n"
 		"      --version         print the version and the guest ABI\n"
 		"  -h, --help            print this help\n"
@@ -198,6 +202,11 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 			return usage_error(errf, "--seed: '%s' is not an unsigned 64-bit number", arg);
 		o->seed = v;
 		o->seed_given = true;
+		return 0;
+	case OPTK_REPORT_JSON:
+		if (!arg[0])
+			return usage_error(errf, "--report-json: give a file name");
+		o->report_json = arg;
 		return 0;
 	case 'q': o->quiet = true; return 0;
 	case 'h': o->action = OPT_HELP; return 0;

@@ -29,6 +29,7 @@ struct options {
 	bool seed_given;
 	bool quiet;
 	const char *guest_path; /* NULL: the bundled guest */
+	const char *report_json; /* --report-json=FILE, NULL when not given */
 };
 
 /*

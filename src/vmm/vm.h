@@ -10,6 +10,9 @@
 #include "vmm/serial.h"
 
 struct vcpu;
+struct sym;
+struct unwinder;
+struct report_log;
 
 struct vm_config {
 	unsigned ncpus;
@@ -61,6 +64,15 @@ struct vm {
 	pthread_cond_t task_cond;
 	bool task_busy;
 	unsigned task_left;
+
+	/*
+	 * The report pipeline (src/watch), set by main before vm_run and
+	 * owned by it; NULL where absent.  Faults print symbolized stacks
+	 * through sym/unw, CSAN_HC_REPORT goes to reports.
+	 */
+	struct sym *sym;
+	struct unwinder *unw;
+	struct report_log *reports;
 
 	/* Debug mode: ports and MMIO pages already reported (atomic bytes). */
 	uint8_t port_seen[65536];
