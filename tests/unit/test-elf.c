@@ -18,6 +18,11 @@
 #include "csan/pvh.h"
 #include "vmm/elf_guest.h"
 #include "check.h"
+
+/* The version this tree speaks, as the messages spell it. */
+#define ABI_STR_(v) #v
+#define ABI_STR_X(v) ABI_STR_(v)
+#define ABI_STR ABI_STR_X(CSAN_ABI_VERSION)
 #include "elf-image.h"
 
 static int case_skipped;
@@ -560,11 +565,11 @@ static const struct reject_case rejects[] = {
 	BROKEN(pvh_entry_data, -ENOEXEC, "PVH entry 0x200000", "PF_X"),
 	BROKEN(pvh_entry_bss, -ENOEXEC, "PVH entry 0x100100", "PF_X"),
 	BROKEN(pvh_two_entries, -ENOEXEC, "two PVH entry notes", "0x100000 and 0x100004"),
-	BROKEN(no_abi_note, -EPROTO, "no csan-vmm ABI note (this csan-vmm speaks ABI 1)",
+	BROKEN(no_abi_note, -EPROTO, "no csan-vmm ABI note (this csan-vmm speaks ABI " ABI_STR ")",
 	       "built for csan-vmm"),
-	BROKEN(abi_999, -EPROTO, "guest ABI version 999, this csan-vmm speaks ABI 1",
+	BROKEN(abi_999, -EPROTO, "guest ABI version 999, this csan-vmm speaks ABI " ABI_STR,
 	       "rebuild the guest from the same tree"),
-	BROKEN(abi_several, -EPROTO, "ABI version 1, ABI version 999", "speaks ABI 1"),
+	BROKEN(abi_several, -EPROTO, "ABI version " ABI_STR ", ABI version 999", "speaks ABI " ABI_STR),
 	BROKEN(abi_desc_size, -EPROTO, "ABI note has a 8-byte descriptor", "expected 4"),
 	BROKEN(malformed_note, -ENOEXEC, "program header 2: malformed note", "p_filesz"),
 	/* the scenario table */
