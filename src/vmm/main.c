@@ -11,6 +11,7 @@
 
 #include "csan/abi.h"
 #include "vmm/elf_guest.h"
+#include "vmm/hc_attach.h"
 #include "vmm/hc_report.h"
 #include "vmm/guest_path.h"
 #include "vmm/options.h"
@@ -214,6 +215,8 @@ static int run_guest(const struct options *o, struct elf_guest *g)
 	}
 	/* Every vCPU has stopped: the log is complete, whatever ended the run. */
 	report_log_summary(pipe.log);
+	if (!o->quiet)
+		hc_attach_print_counters(vm, stderr);
 	status = exit_status(&out, report_log_total(pipe.log), o->quiet);
 out:
 	if (vm)
@@ -238,8 +241,8 @@ int main(int argc, char **argv)
 		options_usage(stdout);
 		return EXIT_CLEAN;
 	}
-	if (hc_report_register()) {
-		fprintf(stderr, "csan-vmm: internal error: cannot serve CSAN_HC_REPORT\n");
+	if (hc_report_register() || hc_attach_register()) {
+		fprintf(stderr, "csan-vmm: internal error: cannot register the hypercalls\n");
 		return EXIT_USAGE;
 	}
 	if (o.action == OPT_VERSION) {

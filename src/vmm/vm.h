@@ -13,6 +13,7 @@ struct vcpu;
 struct sym;
 struct unwinder;
 struct report_log;
+struct csan_control;
 
 struct vm_config {
 	unsigned ncpus;
@@ -73,6 +74,10 @@ struct vm {
 	struct sym *sym;
 	struct unwinder *unw;
 	struct report_log *reports;
+
+	/* The guest runtime's control block (CSAN_HC_ATTACH), in guest RAM; NULL until attached. */
+	struct csan_control *control;
+	unsigned control_ncounters; /* checked at attach; reads stay below it */
 
 	/* Debug mode: ports and MMIO pages already reported (atomic bytes). */
 	uint8_t port_seen[65536];

@@ -17,7 +17,8 @@ expect_err_in_order '^==========================================================
 	'^value changed: 0x[0-9a-f]+ -> 0x[0-9a-f]+$' \
 	'watch mode: soft' \
 	'race summary: [0-9]+ distinct race' \
-	'data-race in counter_nolock_inc / counter_nolock_inc'
+	'data-race in counter_nolock_inc / counter_nolock_inc' \
+	'^csan-vmm: counters: .*setup_watchpoints=[1-9][0-9]* .*reports=[1-9]'
 # JSON through /dev/stdout does not come back out of the emulated host
 # (its console relay; to be looked into), so it is checked directly here.
 if [ "$CSAN_TEST_ENV" = direct ]; then

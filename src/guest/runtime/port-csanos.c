@@ -144,12 +144,11 @@ void csan_port_report(const struct csan_hc_report *r)
 }
 
 /*
- * CSAN_HC_ATTACH is compiled in only with -DCSAN_RUNTIME_ATTACH until
- * csan-vmm serves it: a hypercall the VMM does not know ends the run.
+ * Hand the control block to csan-vmm (CSAN_HC_ATTACH), so the host can
+ * change knobs while the guest runs and read the counters at exit.
  */
 bool csan_port_attach(struct csan_control *c)
 {
-#ifdef CSAN_RUNTIME_ATTACH
 	static struct csan_hc_attach hc __attribute__((aligned(8)));
 
 	if (!on_csan_vmm())
@@ -159,8 +158,4 @@ bool csan_port_attach(struct csan_control *c)
 	hc.reserved = 0;
 	hypercall(CSAN_HC_ATTACH, &hc);
 	return true;
-#else
-	(void)c;
-	return false;
-#endif
 }

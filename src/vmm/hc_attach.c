@@ -1,0 +1,96 @@
+/* hc_attach.c: the guest runtime's control block (CSAN_HC_ATTACH). */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "csan/abi.h"
+#include "vmm/hc_attach.h"
+#include "vmm/hypercall.h"
+#include "vmm/vm.h"
+
+/* The fixed part of struct csan_control, before the counters. */
+#define CONTROL_HEAD_SIZE 48u
+/* A block larger than this is not a csan_control of any version. */
+#define CONTROL_MAX_SIZE 4096u
+
+/* KCSAN's debugfs names, so the numbers read like /sys/kernel/debug/kcsan. */
+static const char *const counter_names[] = {
+	[CSAN_COUNTER_USED_WATCHPOINTS] = "used_watchpoints",
+	[CSAN_COUNTER_SETUP_WATCHPOINTS] = "setup_watchpoints",
+	[CSAN_COUNTER_DATA_RACES] = "data_races",
+	[CSAN_COUNTER_ASSERT_FAILURES] = "assert_failures",
+	[CSAN_COUNTER_NO_CAPACITY] = "no_capacity",
+	[CSAN_COUNTER_REPORT_RACES] = "report_races",
+	[CSAN_COUNTER_RACES_UNKNOWN_ORIGIN] = "races_unknown_origin",
+	[CSAN_COUNTER_UNENCODABLE_ACCESSES] = "unencodable_accesses",
+	[CSAN_COUNTER_ENCODING_FALSE_POSITIVES] = "encoding_false_positives",
+	[CSAN_COUNTER_REPORTS] = "reports",
+	[CSAN_COUNTER_REPORTS_SKIPPED] = "reports_skipped",
+};
+_Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) == CSAN_COUNTER_MAX,
+	       "a name for every counter");
+
+/*
+ * The block stays in guest RAM and the guest keeps writing it, so only
+ * its place and header are checked here, once; later reads are bounded by
+ * what was checked (ncounters), never by what the guest writes afterwards.
+ */
+static int hc_attach(struct vcpu *vcpu, uint32_t gpa)
+{
+	struct vm *vm = vcpu->vm;
+	struct csan_hc_attach a;
+	struct csan_control *c;
+	int rc;
+
+	rc = hc_read_args(vcpu, CSAN_HC_ATTACH, gpa, &a, sizeof(a));
+	if (rc != VCPU_RESUME)
+		return rc;
+	if (a.reserved)
+		return hc_fail(vcpu, CSAN_HC_ATTACH, "reserved", "is %" PRIu32 ", not 0", a.reserved);
+	if (a.control & 7)
+		return hc_fail(vcpu, CSAN_HC_ATTACH, "control", "%#" PRIx64 " is not 8-byte aligned",
+			       a.control);
+	if (a.size < CONTROL_HEAD_SIZE || a.size > CONTROL_MAX_SIZE)
+		return hc_fail(vcpu, CSAN_HC_ATTACH, "size", "%" PRIu32 " is outside [%u, %u]", a.size,
+			       CONTROL_HEAD_SIZE, CONTROL_MAX_SIZE);
+	c = vm_gpa_to_hva(vm, a.control, a.size);
+	if (!c)
+		return hc_fail(vcpu, CSAN_HC_ATTACH, "control",
+			       "[%#" PRIx64 ", +%" PRIu32 ") is not in guest RAM", a.control, a.size);
+	if (c->magic != CSAN_CONTROL_MAGIC || c->size != a.size)
+		return hc_fail(vcpu, CSAN_HC_ATTACH, "control",
+			       "magic %#" PRIx32 " size %" PRIu32 ": not a csan_control block",
+			       c->magic, c->size);
+	if (c->ncounters > CSAN_CONTROL_MAX_COUNTERS ||
+	    CONTROL_HEAD_SIZE + 8u * c->ncounters > a.size)
+		return hc_fail(vcpu, CSAN_HC_ATTACH, "control", "ncounters %" PRIu32 " does not fit",
+			       c->ncounters);
+	/* One block per run: the first attach wins, a second is a guest bug. */
+	if (!__atomic_compare_exchange_n(&vm->control, &(struct csan_control *){ NULL }, c, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return hc_fail(vcpu, CSAN_HC_ATTACH, "control", "already attached");
+	vm->control_ncounters = c->ncounters;
+	return VCPU_RESUME;
+}
+
+int hc_attach_register(void)
+{
+	return hc_register(CSAN_HC_ATTACH, hc_attach);
+}
+
+void hc_attach_print_counters(struct vm *vm, FILE *f)
+{
+	struct csan_control *c = __atomic_load_n(&vm->control, __ATOMIC_SEQ_CST);
+	unsigned i, n = vm->control_ncounters;
+
+	if (!c)
+		return;
+	if (n > CSAN_COUNTER_MAX)
+		n = CSAN_COUNTER_MAX;
+	fprintf(f, "csan-vmm: counters:");
+	for (i = 0; i < n; i++)
+		fprintf(f, " %s=%" PRIu64, counter_names[i],
+			(uint64_t)__atomic_load_n(&c->counters[i], __ATOMIC_RELAXED));
+	fprintf(f, "\n");
+}
