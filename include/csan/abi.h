@@ -303,6 +303,25 @@ enum csan_counter {
 	CSAN_COUNTER_MAX
 };
 
+/*
+ * Their printed names (KCSAN's debugfs ones), as an array initializer so
+ * the guest's and the host's tables cannot drift apart.
+ */
+#define CSAN_COUNTER_NAMES_INIT                                                       \
+	{                                                                             \
+		[CSAN_COUNTER_USED_WATCHPOINTS] = "used_watchpoints",                 \
+		[CSAN_COUNTER_SETUP_WATCHPOINTS] = "setup_watchpoints",               \
+		[CSAN_COUNTER_DATA_RACES] = "data_races",                             \
+		[CSAN_COUNTER_ASSERT_FAILURES] = "assert_failures",                   \
+		[CSAN_COUNTER_NO_CAPACITY] = "no_capacity",                           \
+		[CSAN_COUNTER_REPORT_RACES] = "report_races",                         \
+		[CSAN_COUNTER_RACES_UNKNOWN_ORIGIN] = "races_unknown_origin",         \
+		[CSAN_COUNTER_UNENCODABLE_ACCESSES] = "unencodable_accesses",         \
+		[CSAN_COUNTER_ENCODING_FALSE_POSITIVES] = "encoding_false_positives", \
+		[CSAN_COUNTER_REPORTS] = "reports",                                   \
+		[CSAN_COUNTER_REPORTS_SKIPPED] = "reports_skipped",                   \
+	}
+
 struct csan_control {
 	uint32_t magic;	    /* CSAN_CONTROL_MAGIC */
 	uint32_t size;	    /* sizeof(struct csan_control) as the guest was built */

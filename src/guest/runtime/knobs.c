@@ -42,19 +42,7 @@ static const struct knob {
 };
 
 /* KCSAN's debugfs names, so numbers compare at a glance. */
-static const char *const counter_names[] = {
-	[CSAN_COUNTER_USED_WATCHPOINTS] = "used_watchpoints",
-	[CSAN_COUNTER_SETUP_WATCHPOINTS] = "setup_watchpoints",
-	[CSAN_COUNTER_DATA_RACES] = "data_races",
-	[CSAN_COUNTER_ASSERT_FAILURES] = "assert_failures",
-	[CSAN_COUNTER_NO_CAPACITY] = "no_capacity",
-	[CSAN_COUNTER_REPORT_RACES] = "report_races",
-	[CSAN_COUNTER_RACES_UNKNOWN_ORIGIN] = "races_unknown_origin",
-	[CSAN_COUNTER_UNENCODABLE_ACCESSES] = "unencodable_accesses",
-	[CSAN_COUNTER_ENCODING_FALSE_POSITIVES] = "encoding_false_positives",
-	[CSAN_COUNTER_REPORTS] = "reports",
-	[CSAN_COUNTER_REPORTS_SKIPPED] = "reports_skipped",
-};
+static const char *const counter_names[] = CSAN_COUNTER_NAMES_INIT;
 _Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) == CSAN_COUNTER_MAX,
 	       "a name for every counter");
 
