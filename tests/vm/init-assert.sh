@@ -1,0 +1,10 @@
+# init-assert.sh: single-threaded init with plain writes and
+# ASSERT_EXCLUSIVE_ACCESS(), then workers using xchg() and READ_ONCE().
+# Race-free in soft mode: no report at all (a false positive is a failure),
+# status 0 and a passing result line.
+. "$top_srcdir/tests/lib.sh"
+require_vm_env
+run_vmm $(zoo_knobs) --scenario=init-assert --timeout=120
+expect_rc 0
+expect_out '^csan-result: scenario=init-assert status=pass .*reports=0 '
+! grep -q 'BUG: KCSAN' "$err" || fail "unexpected report"

@@ -1,0 +1,10 @@
+# lock-ok.sh: a variable read and written only under a spinlock, plus a
+# data_race() diagnostic read.
+# Race-free in soft mode: no report at all (a false positive is a failure),
+# status 0 and a passing result line.
+. "$top_srcdir/tests/lib.sh"
+require_vm_env
+run_vmm $(zoo_knobs) --scenario=lock-ok --timeout=120
+expect_rc 0
+expect_out '^csan-result: scenario=lock-ok status=pass .*reports=0 '
+! grep -q 'BUG: KCSAN' "$err" || fail "unexpected report"

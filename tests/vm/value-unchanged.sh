@@ -1,0 +1,10 @@
+# value-unchanged.sh: concurrent plain writes that store the value already there
+# (report_value_change_only, on by default).
+# Race-free in soft mode: no report at all (a false positive is a failure),
+# status 0 and a passing result line.
+. "$top_srcdir/tests/lib.sh"
+require_vm_env
+run_vmm $(zoo_knobs) --scenario=value-unchanged --timeout=120
+expect_rc 0
+expect_out '^csan-result: scenario=value-unchanged status=pass .*reports=0 '
+! grep -q 'BUG: KCSAN' "$err" || fail "unexpected report"
