@@ -73,7 +73,7 @@ static void print_guest_text(const char *s, size_t len)
 	}
 }
 
-static int translate(struct vcpu *vcpu, uint64_t linear, uint64_t *gpa);
+static size_t read_linear(struct vcpu *vcpu, uint64_t linear, uint8_t *buf, size_t len);
 
 /*
  * The unwinder's memory reader: 8 bytes of guest-virtual memory through
@@ -82,24 +82,10 @@ static int translate(struct vcpu *vcpu, uint64_t linear, uint64_t *gpa);
  */
 static bool read_guest_u64(void *ctx, uint64_t gva, uint64_t *val)
 {
-	struct vcpu *vcpu = ctx;
 	uint8_t buf[8];
-	unsigned done = 0;
 
-	while (done < sizeof(buf)) {
-		uint64_t page_left = 4096 - ((gva + done) & 4095);
-		unsigned chunk = sizeof(buf) - done < page_left ? sizeof(buf) - done : (unsigned)page_left;
-		uint64_t gpa = 0;
-		void *hva;
-
-		if (translate(vcpu, gva + done, &gpa))
-			return false;
-		hva = vm_gpa_to_hva(vcpu->vm, gpa, chunk);
-		if (!hva)
-			return false;
-		memcpy(buf + done, hva, chunk);
-		done += chunk;
-	}
+	if (read_linear(ctx, gva, buf, sizeof(buf)) != sizeof(buf))
+		return false;
 	memcpy(val, buf, sizeof(buf));
 	return true;
 }
@@ -164,16 +150,15 @@ static int translate(struct vcpu *vcpu, uint64_t linear, uint64_t *gpa)
 	return 0;
 }
 
-size_t fault_read_guest_code(struct vcpu *vcpu, uint64_t rip, uint8_t *buf, size_t len)
+/*
+ * Copy up to @len bytes at guest-linear @linear into @buf, page by page
+ * through the guest's paging.  Returns the bytes copied: fewer than @len
+ * where an address does not translate or lies outside guest RAM.
+ */
+static size_t read_linear(struct vcpu *vcpu, uint64_t linear, uint8_t *buf, size_t len)
 {
-	struct kvm_sregs sregs;
-	uint64_t linear;
 	size_t done = 0;
 
-	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0)
-		return 0;
-	/* CS's base is ignored in 64-bit mode (SDM Vol. 3A, 3.4.4). */
-	linear = sregs.cs.l ? rip : sregs.cs.base + rip;
 	while (done < len) {
 		uint64_t page_left = 4096 - ((linear + done) & 4095);
 		size_t chunk = len - done < page_left ? len - done : (size_t)page_left;
@@ -189,6 +174,16 @@ size_t fault_read_guest_code(struct vcpu *vcpu, uint64_t rip, uint8_t *buf, size
 		done += chunk;
 	}
 	return done;
+}
+
+size_t fault_read_guest_code(struct vcpu *vcpu, uint64_t rip, uint8_t *buf, size_t len)
+{
+	struct kvm_sregs sregs;
+
+	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0)
+		return 0;
+	/* CS's base is ignored in 64-bit mode (SDM Vol. 3A, 3.4.4). */
+	return read_linear(vcpu, sregs.cs.l ? rip : sregs.cs.base + rip, buf, len);
 }
 
 static void print_code(struct vcpu *vcpu, uint64_t rip)
