@@ -12,7 +12,7 @@
  * whose ABI note carries exactly its version; there is no negotiation, since
  * guest and VMM are built from one tree.
  */
-#define CSAN_ABI_VERSION 2
+#define CSAN_ABI_VERSION 3
 
 /*
  * The ABI note: an ELF note in the guest image with name "csan-vmm", type
@@ -51,6 +51,8 @@ enum csan_hypercall {
 	CSAN_HC_FAULT = 3, /* unhandled exception or panic: the VMM stops */
 	CSAN_HC_REPORT = 4, /* a race report: struct csan_hc_report */
 	CSAN_HC_ATTACH = 5, /* the guest runtime's control block: struct csan_hc_attach */
+	CSAN_HC_HW_ARM = 6, /* back a soft watchpoint with debug registers: struct csan_hc_hw_arm */
+	CSAN_HC_HW_DISARM = 7, /* end that watch, learn what it caught: struct csan_hc_hw_disarm */
 	CSAN_HC_MAX
 };
 
@@ -227,6 +229,7 @@ enum csan_report_mechanism {
 	CSAN_MECH_SOFT_WATCH = 1, /* the guest's soft watchpoint (KCSAN's way) */
 	CSAN_MECH_HW_DEBUGREG = 2, /* a host-set debug register trapped */
 	CSAN_MECH_HOST_UNWIND = 3, /* the host unwound a stopped vCPU's stack */
+	CSAN_MECH_SOFT_AND_HW = 4, /* the same access ran into both */
 	CSAN_MECH_MAX
 };
 
@@ -248,7 +251,7 @@ struct csan_hc_report {
 	/* IN */ uint32_t kind; /* enum csan_report_kind */
 	/* IN */ uint32_t nsides; /* 1 for CSAN_REPORT_UNKNOWN_ORIGIN, else 2 */
 	/* IN */ uint32_t value_flags; /* CSAN_VALUE_* */
-	/* IN */ uint32_t reserved; /* 0 */
+	/* IN */ uint32_t hw_ticket; /* the CSAN_HC_HW_ARM watch this report ends, or 0 */
 	/* IN */ uint64_t old_value; /* the last side's location before ... */
 	/* IN */ uint64_t new_value; /* ... and after the race */
 	/* IN */ uint64_t mask; /* bits that must not change (ASSERT_EXCLUSIVE_BITS) */
@@ -300,6 +303,10 @@ enum csan_counter {
 	CSAN_COUNTER_ENCODING_FALSE_POSITIVES = 8, /* encoding_false_positives */
 	CSAN_COUNTER_REPORTS = 9,		   /* reports handed to the report sink */
 	CSAN_COUNTER_REPORTS_SKIPPED = 10,	   /* races found but filtered by a knob */
+	CSAN_COUNTER_HW_ARMED = 11,		   /* watchpoints the host backed with debug registers */
+	CSAN_COUNTER_HW_NO_SLOT = 12,		   /* hw mode, but no debug register free: soft only */
+	CSAN_COUNTER_HW_UNWATCHABLE = 13,	   /* hw mode, but the range needs over two registers */
+	CSAN_COUNTER_HW_HITS = 14,		   /* accesses the debug registers caught */
 	CSAN_COUNTER_MAX
 };
 
@@ -320,6 +327,10 @@ enum csan_counter {
 		[CSAN_COUNTER_ENCODING_FALSE_POSITIVES] = "encoding_false_positives", \
 		[CSAN_COUNTER_REPORTS] = "reports",                                   \
 		[CSAN_COUNTER_REPORTS_SKIPPED] = "reports_skipped",                   \
+		[CSAN_COUNTER_HW_ARMED] = "hw_armed",                                 \
+		[CSAN_COUNTER_HW_NO_SLOT] = "hw_no_slot",                             \
+		[CSAN_COUNTER_HW_UNWATCHABLE] = "hw_unwatchable",                     \
+		[CSAN_COUNTER_HW_HITS] = "hw_hits",                                   \
 	}
 
 struct csan_control {
@@ -337,6 +348,18 @@ struct csan_control {
 	uint32_t assume_plain_writes_atomic; /* 1: aligned word-size plain writes are marked (1) */
 	uint32_t report_unknown_origin;	     /* 1: report changes nobody was seen making (1) */
 	uint64_t counters[CSAN_CONTROL_MAX_COUNTERS]; /* enum csan_counter */
+	/*
+	 * ABI 3: hardware-watchpoint mode.  watch_hw is the host's to write
+	 * (--watch=hw, the console toggle, the control socket); the guest
+	 * only reads it.  irq_depth_base/stride tell the host where CPU n's
+	 * interrupt nesting count (a uint32_t, 0 in task context) lives, at
+	 * irq_depth_base + n * irq_depth_stride, so an access a debug
+	 * register catches can be said to come from an interrupt handler
+	 * even when no instrumented code ran there; base 0: unknown.
+	 */
+	uint32_t watch_hw;	    /* 1: back every watchpoint with debug registers (0) */
+	uint32_t irq_depth_stride; /* bytes between two CPUs' counts */
+	uint64_t irq_depth_base;   /* guest address of CPU 0's count, or 0 */
 };
 
 /*
@@ -352,9 +375,61 @@ struct csan_hc_attach {
 _Static_assert(CSAN_COUNTER_MAX <= CSAN_CONTROL_MAX_COUNTERS, "csan_control counters");
 _Static_assert(__builtin_offsetof(struct csan_control, enabled) == 16, "csan_control knobs");
 _Static_assert(__builtin_offsetof(struct csan_control, counters) == 48, "csan_control counters");
-_Static_assert(sizeof(struct csan_control) == 48 + 8 * CSAN_CONTROL_MAX_COUNTERS,
+_Static_assert(__builtin_offsetof(struct csan_control, watch_hw) == 48 + 8 * CSAN_CONTROL_MAX_COUNTERS,
+	       "csan_control hw fields");
+_Static_assert(sizeof(struct csan_control) == 64 + 8 * CSAN_CONTROL_MAX_COUNTERS,
 	       "csan_control layout");
 _Static_assert(sizeof(struct csan_hc_attach) == 16, "csan_hc_attach layout");
+
+/*
+ * Hardware-watchpoint mode.  While the guest runtime watches an address
+ * (its soft watchpoint is up and it delays), it asks the host to back the
+ * watch with debug registers on every vCPU, its own included: then an
+ * access the soft watchpoint cannot see (code built without
+ * instrumentation, an interrupt handler on the watcher's own CPU) traps
+ * too.  The calls nest around the delay:
+ *
+ *   CSAN_HC_HW_ARM   before the delay: the host arms every vCPU before it
+ *                    returns, or says why it did not (status);
+ *   CSAN_HC_HW_DISARM after it: every vCPU disarmed, and what the debug
+ *                    registers caught (hits, the first one described);
+ *   CSAN_HC_REPORT   if the runtime reports, with hw_ticket = the ticket:
+ *                    the host fills in the stack of the side it caught
+ *                    (mechanism CSAN_MECH_HW_DEBUGREG, nret 0) or marks a
+ *                    soft side it also caught CSAN_MECH_SOFT_AND_HW.
+ *
+ * A host that is not in hw mode answers CSAN_HW_OFF; the guest asks only
+ * while csan_control.watch_hw is 1, and the host may flip that any time.
+ */
+enum csan_hw_status {
+	CSAN_HW_ARMED = 0,	 /* every vCPU watches; ticket is valid */
+	CSAN_HW_OFF = 1,	 /* the host is not (or no longer) in hw mode */
+	CSAN_HW_NO_SLOT = 2,	 /* all debug registers are in use: soft only */
+	CSAN_HW_UNWATCHABLE = 3, /* the range needs more than two registers */
+};
+
+struct csan_hc_hw_arm {
+	/* IN */ uint64_t addr;	   /* guest virtual address of the watched access */
+	/* IN */ uint32_t size;	   /* bytes, 1..16 */
+	/* IN */ uint32_t access;  /* the watcher's CSAN_ACCESS_*: with WRITE any access
+				      conflicts, else writes only */
+	/* OUT */ uint32_t status; /* enum csan_hw_status */
+	/* OUT */ uint32_t ticket; /* names the watch in DISARM and REPORT; 0 unless armed */
+};
+
+struct csan_hc_hw_disarm {
+	/* IN */ uint32_t ticket;   /* from CSAN_HC_HW_ARM */
+	/* OUT */ uint32_t hits;    /* accesses caught while armed (saturates) */
+	/* The first access caught, when hits > 0: */
+	/* OUT */ uint32_t cpu;	    /* who made it */
+	/* OUT */ uint32_t context; /* enum csan_report_context */
+	/* OUT */ uint32_t access;  /* CSAN_ACCESS_WRITE when it wrote, else 0 */
+	/* OUT */ uint32_t size;    /* operand bytes, 0 when the instruction is unknown */
+	/* OUT */ uint64_t ip;	    /* the accessing instruction */
+};
+
+_Static_assert(sizeof(struct csan_hc_hw_arm) == 24, "csan_hc_hw_arm layout");
+_Static_assert(sizeof(struct csan_hc_hw_disarm) == 32, "csan_hc_hw_disarm layout");
 #endif /* !__ASSEMBLER__ */
 
 #endif /* CSAN_ABI_H */

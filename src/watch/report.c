@@ -48,12 +48,14 @@ static const char *const mech_names[CSAN_MECH_MAX] = {
 	[CSAN_MECH_SOFT_WATCH] = "guest soft watchpoint",
 	[CSAN_MECH_HW_DEBUGREG] = "host debug register",
 	[CSAN_MECH_HOST_UNWIND] = "host unwind",
+	[CSAN_MECH_SOFT_AND_HW] = "guest soft watchpoint and host debug register",
 };
 
 static const char *const mech_short[CSAN_MECH_MAX] = {
 	[CSAN_MECH_SOFT_WATCH] = "soft-watchpoint",
 	[CSAN_MECH_HW_DEBUGREG] = "debug-register",
 	[CSAN_MECH_HOST_UNWIND] = "host-unwind",
+	[CSAN_MECH_SOFT_AND_HW] = "soft-watchpoint+debug-register",
 };
 
 const char *report_access_name(uint32_t access)
@@ -191,8 +193,6 @@ int report_validate(const struct csan_hc_report *r, char *why, size_t whylen)
 	err = validate_kind(r, why, whylen);
 	if (err)
 		return err;
-	if (r->reserved)
-		return reject(why, whylen, "reserved: %#x, must be 0", r->reserved);
 	if (r->value_flags & ~CSAN_VALUE_KNOWN)
 		return reject(why, whylen, "value_flags: unknown bits %#x",
 			      r->value_flags & ~CSAN_VALUE_KNOWN);

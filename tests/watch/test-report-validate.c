@@ -47,7 +47,6 @@ SPOIL(ret_zero, r->side[0].ret[1] = 0)
 SPOIL(unused_side, (r->kind = CSAN_REPORT_UNKNOWN_ORIGIN, r->nsides = 1))
 SPOIL(assert_kind_no_bit, r->kind = CSAN_REPORT_ASSERT)
 SPOIL(race_kind_assert_bit, r->side[1].access = CSAN_ACCESS_ASSERT)
-SPOIL(reserved, r->reserved = 1)
 SPOIL(value_flags_unknown, r->value_flags |= 0x8)
 SPOIL(mask_without_values, r->value_flags = CSAN_VALUE_MASK | CSAN_VALUE_OLD)
 SPOIL(mask_without_flag, r->mask = 0xff)
@@ -70,7 +69,7 @@ static const struct bad bads[] = {
 	{ "context past the end", context_big, "side[0].context: 3" },
 	{ "an interrupt with a task", irq_task, "side[1].task_id: 5" },
 	{ "mechanism 0", mech_zero, "side[0].mechanism: 0" },
-	{ "mechanism past the end", mech_big, "side[1].mechanism: 4" },
+	{ "mechanism past the end", mech_big, "side[1].mechanism: 5" },
 	{ "unknown side flag", flags_unknown, "side[0].flags" },
 	{ "IP 0", ip_zero, "side[1].ip: 0" },
 	{ "too many return addresses", nret_big, "side[0].nret: 65" },
@@ -78,7 +77,6 @@ static const struct bad bads[] = {
 	{ "an unused side not zero", unused_side, "side[1]: not zero" },
 	{ "assert kind, no assert access", assert_kind_no_bit, "kind: assert" },
 	{ "data-race kind, an assert access", race_kind_assert_bit, "kind: data-race" },
-	{ "reserved set", reserved, "reserved: 0x1" },
 	{ "unknown value flag", value_flags_unknown, "value_flags: unknown bits 0x8" },
 	{ "mask without both values", mask_without_values, "value_flags: a mask" },
 	{ "mask without its flag", mask_without_flag, "mask: 0xff" },

@@ -20,6 +20,7 @@
  *       intentional race, documented in place.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -172,6 +173,13 @@ const char *csan_counter_name(unsigned int c);
  * the report sink so far, or of all kinds for 0.  Scenarios wait on it.
  */
 uint64_t csan_reports_sent(unsigned int kind);
+
+/*
+ * csan_watch_hw - true while the host backs watchpoints with debug
+ * registers (csan-vmm --watch=hw, or toggled at run time).  Scenarios
+ * pick their expected outcome by it.
+ */
+bool csan_watch_hw(void);
 
 /* csan_counters_print - all counters on one console line. */
 void csan_counters_print(void);

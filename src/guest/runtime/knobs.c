@@ -164,6 +164,11 @@ uint32_t csan_random(struct csan_cpu *c, uint32_t bound)
 	return bound ? c->rand % bound : 0;
 }
 
+bool csan_watch_hw(void)
+{
+	return csan_knob(watch_hw) != 0;
+}
+
 uint64_t csan_counter(unsigned int c)
 {
 	return c < CSAN_COUNTER_MAX ? __atomic_load_n(&csan_control.counters[c], __ATOMIC_RELAXED)

@@ -156,6 +156,9 @@ bool csan_port_attach(struct csan_control *c)
 	hc.control = (uintptr_t)c;
 	hc.size = c->size;
 	hc.reserved = 0;
+	/* Where the host finds each CPU's interrupt nesting (arch/idt.c keeps it). */
+	c->irq_depth_base = (uintptr_t)&percpu[0].irq_depth;
+	c->irq_depth_stride = sizeof(struct percpu);
 	hypercall(CSAN_HC_ATTACH, &hc);
 	return true;
 }
