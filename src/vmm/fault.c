@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 
 #include "vmm/fault.h"
+#include "vmm/guest_mem.h"
 #include "vmm/vm.h"
 #include "vmm/x86.h"
 #include "watch/report.h"
@@ -26,13 +27,8 @@ const char *fault_vector_name(unsigned vector)
 	return "#??";
 }
 
-/* Registers beyond struct csan_regs that only KVM can tell. */
-struct fault_cregs {
-	uint64_t cr0, cr4, efer;
-};
-
 /* Print @r for vCPU @cpu; @c adds CR0/CR4/EFER when not NULL.  stderr is locked. */
-static void print_regs(unsigned cpu, const struct csan_regs *r, const struct fault_cregs *c)
+static void print_regs(unsigned cpu, const struct csan_regs *r, const struct guest_cregs *c)
 {
 	fprintf(stderr,
 		"csan-vmm: vCPU %u registers:\n"
@@ -73,23 +69,6 @@ static void print_guest_text(const char *s, size_t len)
 	}
 }
 
-static size_t read_linear(struct vcpu *vcpu, uint64_t linear, uint8_t *buf, size_t len);
-
-/*
- * The unwinder's memory reader: 8 bytes of guest-virtual memory through
- * the faulting vCPU's own page tables (KVM_TRANSLATE, on its thread).
- * Runs with the symbolizer's lock held, so it calls nothing in src/watch.
- */
-static bool read_guest_u64(void *ctx, uint64_t gva, uint64_t *val)
-{
-	uint8_t buf[8];
-
-	if (read_linear(ctx, gva, buf, sizeof(buf)) != sizeof(buf))
-		return false;
-	memcpy(val, buf, sizeof(buf));
-	return true;
-}
-
 /* The faulting context's stack, unwound on the host and symbolized. */
 static void print_guest_stack(struct vcpu *vcpu, const struct csan_regs *regs)
 {
@@ -99,7 +78,7 @@ static void print_guest_stack(struct vcpu *vcpu, const struct csan_regs *regs)
 
 	if (!vcpu->vm->unw || !vcpu->vm->sym)
 		return;
-	n = unwind_stack(vcpu->vm->unw, regs, read_guest_u64, vcpu, 0, pcs, UNWIND_MAX_PCS, &info);
+	n = unwind_stack(vcpu->vm->unw, regs, guest_unwind_read, vcpu, 0, pcs, UNWIND_MAX_PCS, &info);
 	if (n <= 0)
 		return;
 	fprintf(stderr, "csan-vmm: vCPU %u: guest stack:\n", vcpu->id);
@@ -137,59 +116,10 @@ void fault_report_guest(struct vcpu *vcpu, const struct csan_hc_fault *f, const 
 	funlockfile(stderr);
 }
 
-/* Linear address -> guest-physical through KVM's view of the guest's paging. */
-static int translate(struct vcpu *vcpu, uint64_t linear, uint64_t *gpa)
-{
-	struct kvm_translation t = { .linear_address = linear };
-
-	if (ioctl(vcpu->fd, KVM_TRANSLATE, &t) < 0)
-		return -errno;
-	if (!t.valid)
-		return -EFAULT;
-	*gpa = t.physical_address;
-	return 0;
-}
-
-/*
- * Copy up to @len bytes at guest-linear @linear into @buf, page by page
- * through the guest's paging.  Returns the bytes copied: fewer than @len
- * where an address does not translate or lies outside guest RAM.
- */
-static size_t read_linear(struct vcpu *vcpu, uint64_t linear, uint8_t *buf, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		uint64_t page_left = 4096 - ((linear + done) & 4095);
-		size_t chunk = len - done < page_left ? len - done : (size_t)page_left;
-		uint64_t gpa = 0;
-		void *hva;
-
-		if (translate(vcpu, linear + done, &gpa))
-			break;
-		hva = vm_gpa_to_hva(vcpu->vm, gpa, chunk);
-		if (!hva)
-			break;
-		memcpy(buf + done, hva, chunk);
-		done += chunk;
-	}
-	return done;
-}
-
-size_t fault_read_guest_code(struct vcpu *vcpu, uint64_t rip, uint8_t *buf, size_t len)
-{
-	struct kvm_sregs sregs;
-
-	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0)
-		return 0;
-	/* CS's base is ignored in 64-bit mode (SDM Vol. 3A, 3.4.4). */
-	return read_linear(vcpu, sregs.cs.l ? rip : sregs.cs.base + rip, buf, len);
-}
-
 static void print_code(struct vcpu *vcpu, uint64_t rip)
 {
 	uint8_t code[X86_MAX_INSN_LEN];
-	size_t i, n = fault_read_guest_code(vcpu, rip, code, sizeof(code));
+	size_t i, n = guest_read_code(vcpu, rip, code, sizeof(code));
 
 	if (!n) {
 		fprintf(stderr, "csan-vmm: vCPU %u: code at RIP: not in guest RAM\n", vcpu->id);
@@ -204,43 +134,17 @@ static void print_code(struct vcpu *vcpu, uint64_t rip)
 /* Every register KVM holds for @vcpu, in the guest report's layout. */
 static void print_kvm_regs(struct vcpu *vcpu)
 {
-	struct kvm_regs k;
-	struct kvm_sregs s;
 	struct csan_regs r;
-	struct fault_cregs c;
+	struct guest_cregs c;
+	int err = guest_get_regs(vcpu, &r, &c);
 
-	if (ioctl(vcpu->fd, KVM_GET_REGS, &k) < 0 || ioctl(vcpu->fd, KVM_GET_SREGS, &s) < 0) {
+	if (err) {
 		fprintf(stderr, "csan-vmm: vCPU %u: cannot read registers: %s\n", vcpu->id,
-			strerror(errno));
+			strerror(-err));
 		return;
 	}
-	r = (struct csan_regs){
-		.rax = k.rax,
-		.rbx = k.rbx,
-		.rcx = k.rcx,
-		.rdx = k.rdx,
-		.rsi = k.rsi,
-		.rdi = k.rdi,
-		.rbp = k.rbp,
-		.rsp = k.rsp,
-		.r8 = k.r8,
-		.r9 = k.r9,
-		.r10 = k.r10,
-		.r11 = k.r11,
-		.r12 = k.r12,
-		.r13 = k.r13,
-		.r14 = k.r14,
-		.r15 = k.r15,
-		.rip = k.rip,
-		.rflags = k.rflags,
-		.cs = s.cs.selector,
-		.ss = s.ss.selector,
-		.cr2 = s.cr2,
-		.cr3 = s.cr3,
-	};
-	c = (struct fault_cregs){ .cr0 = s.cr0, .cr4 = s.cr4, .efer = s.efer };
 	print_regs(vcpu->id, &r, &c);
-	print_code(vcpu, k.rip);
+	print_code(vcpu, r.rip);
 }
 
 static const char *internal_error_name(uint32_t suberror)

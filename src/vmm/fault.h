@@ -32,11 +32,5 @@ void fault_report_guest(struct vcpu *vcpu, const struct csan_hc_fault *f, const 
  */
 void fault_report_exit(struct vcpu *vcpu);
 
-/*
- * fault_read_guest_code - copy up to @len bytes of guest code at @rip
- * (linear, through CS and the guest's page tables) into @buf.  Returns the
- * number of bytes copied, 0 when the address does not translate.
- */
-size_t fault_read_guest_code(struct vcpu *vcpu, uint64_t rip, uint8_t *buf, size_t len);
 
 #endif /* CSAN_VMM_FAULT_H */

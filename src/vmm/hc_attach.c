@@ -59,6 +59,11 @@ static int hc_attach(struct vcpu *vcpu, uint32_t gpa)
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return hc_fail(vcpu, CSAN_HC_ATTACH, "control", "already attached");
 	vm->control_ncounters = c->ncounters;
+	vm->control_size = a.size;
+	/* The mode is the host's: the guest learns it here, and from every toggle after. */
+	if (a.size >= sizeof(*c))
+		__atomic_store_n(&c->watch_hw, __atomic_load_n(&vm->watch_hw, __ATOMIC_RELAXED),
+				 __ATOMIC_RELEASE);
 	return VCPU_RESUME;
 }
 

@@ -6,6 +6,7 @@
 
 #include "csan/abi.h"
 #include "vmm/hc_report.h"
+#include "vmm/hw_watch.h"
 #include "vmm/hypercall.h"
 #include "vmm/vm.h"
 #include "watch/report_log.h"
@@ -27,6 +28,7 @@ static int hc_report(struct vcpu *vcpu, uint32_t gpa)
 	if (!vcpu->vm->reports)
 		return hc_fail(vcpu, CSAN_HC_REPORT, "record",
 			       "no report pipeline in this run");
+	hw_watch_complete_report(vcpu->vm, vcpu->id, &r);
 	rc = report_log_submit(vcpu->vm->reports, &r, why, sizeof(why));
 	if (rc == -EINVAL)
 		return hc_fail(vcpu, CSAN_HC_REPORT, "record", "%s", why);

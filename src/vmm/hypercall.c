@@ -18,6 +18,8 @@ static const char *const hc_names[CSAN_HC_MAX] = {
 	[CSAN_HC_FAULT] = "CSAN_HC_FAULT",
 	[CSAN_HC_REPORT] = "CSAN_HC_REPORT",
 	[CSAN_HC_ATTACH] = "CSAN_HC_ATTACH",
+	[CSAN_HC_HW_ARM] = "CSAN_HC_HW_ARM",
+	[CSAN_HC_HW_DISARM] = "CSAN_HC_HW_DISARM",
 };
 
 static const char *hc_name(unsigned nr)

@@ -13,6 +13,7 @@
 #include "vmm/elf_guest.h"
 #include "vmm/hc_attach.h"
 #include "vmm/hc_report.h"
+#include "vmm/hw_watch.h"
 #include "vmm/guest_path.h"
 #include "vmm/options.h"
 #include "vmm/vm.h"
@@ -121,7 +122,7 @@ static int pipeline_open(struct pipeline *p, const struct options *o, const char
 	}
 	lo.sym = p->sym;
 	lo.env.guest = path;
-	lo.env.mode = "soft";
+	lo.env.mode = o->watch_hw ? "hw" : "soft";
 	lo.text = stderr;
 	lo.json = p->json;
 	lo.interval_ms = REPORT_LOG_DEFAULT_INTERVAL_MS;
@@ -204,19 +205,22 @@ static int run_guest(const struct options *o, struct elf_guest *g)
 	vm->sym = pipe.sym;
 	vm->unw = pipe.unw;
 	vm->reports = pipe.log;
+	vm->watch_hw = o->watch_hw;
 	if (!o->quiet)
 		fprintf(stderr, "csan-vmm: booting %s on %u vCPU%s, %" PRIu64 " MiB, "
-				"command line \"%s\"\n",
+				"watch mode %s, command line \"%s\"\n",
 			g->path, o->cpus, o->cpus == 1 ? "" : "s",
-			o->mem_bytes >> 20, cmdline);
+			o->mem_bytes >> 20, o->watch_hw ? "hw" : "soft", cmdline);
 	if (vm_run(vm, &out)) {
 		status = EXIT_USAGE;
 		goto out;
 	}
 	/* Every vCPU has stopped: the log is complete, whatever ended the run. */
 	report_log_summary(pipe.log);
-	if (!o->quiet)
+	if (!o->quiet) {
 		hc_attach_print_counters(vm, stderr);
+		hw_watch_print_stats(vm, stderr);
+	}
 	status = exit_status(&out, report_log_total(pipe.log), o->quiet);
 out:
 	if (vm)
@@ -241,7 +245,7 @@ int main(int argc, char **argv)
 		options_usage(stdout);
 		return EXIT_CLEAN;
 	}
-	if (hc_report_register() || hc_attach_register()) {
+	if (hc_report_register() || hc_attach_register() || hw_watch_register()) {
 		fprintf(stderr, "csan-vmm: internal error: cannot register the hypercalls\n");
 		return EXIT_USAGE;
 	}

@@ -17,6 +17,7 @@ enum {
 	OPTK_SEED,
 	OPTK_VERSION,
 	OPTK_REPORT_JSON,
+	OPTK_WATCH,
 };
 
 static const struct option long_options[] = {
@@ -27,6 +28,7 @@ static const struct option long_options[] = {
 	{ "timeout", required_argument, NULL, OPTK_TIMEOUT },
 	{ "seed", required_argument, NULL, OPTK_SEED },
 	{ "report-json", required_argument, NULL, OPTK_REPORT_JSON },
+	{ "watch", required_argument, NULL, OPTK_WATCH },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "version", no_argument, NULL, OPTK_VERSION },
 	{ "help", no_argument, NULL, 'h' },
@@ -52,6 +54,10 @@ void options_usage(FILE *f)
 		"                        from the clock, printed at start)\n"
 		"      --report-json=FILE  also write every printed report, then a\n"
 		"                        summary, to FILE as JSON Lines\n"
+		"      --watch=MODE      soft: the guest's soft watchpoints only (default);\n"
+		"                        hw: also back each one with debug registers on\n"
+		"                        every vCPU (needs a host whose KVM delivers guest\n"
+		"                        data breakpoints: see --probe)\n"
 		"  -q, --quiet           print only the guest console and findings\n"
 		"      --version         print the version and the guest ABI\n"
 		"  -h, --help            print this help\n"
@@ -207,6 +213,11 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 		if (!arg[0])
 			return usage_error(errf, "--report-json: give a file name");
 		o->report_json = arg;
+		return 0;
+	case OPTK_WATCH:
+		if (strcmp(arg, "soft") && strcmp(arg, "hw"))
+			return usage_error(errf, "--watch: '%s' is not a mode; use soft or hw", arg);
+		o->watch_hw = strcmp(arg, "hw") == 0;
 		return 0;
 	case 'q': o->quiet = true; return 0;
 	case 'h': o->action = OPT_HELP; return 0;

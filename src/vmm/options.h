@@ -30,6 +30,7 @@ struct options {
 	bool quiet;
 	const char *guest_path; /* NULL: the bundled guest */
 	const char *report_json; /* --report-json=FILE, NULL when not given */
+	bool watch_hw; /* --watch=hw */
 };
 
 /*

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "vmm/fault.h"
+#include "vmm/hw_watch.h"
 #include "vmm/hypercall.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
@@ -246,8 +247,8 @@ static int handle_exit(struct vcpu *vcpu)
 	case KVM_EXIT_SHUTDOWN:
 	case KVM_EXIT_INTERNAL_ERROR:
 	case KVM_EXIT_FAIL_ENTRY:
+	case KVM_EXIT_DEBUG: return hw_watch_debug_exit(vcpu);
 	case KVM_EXIT_SYSTEM_EVENT:
-	case KVM_EXIT_DEBUG:
 	default: return exit_fault(vcpu);
 	}
 }

@@ -9,6 +9,8 @@
 
 #include <linux/kvm.h>
 
+#include "watch/debugreg.h"
+
 struct vm;
 
 /* Interrupts a vCPU thread's KVM_RUN (together with run->immediate_exit). */
@@ -32,6 +34,15 @@ struct vcpu {
 	int (*task_fn)(struct vcpu *vcpu, void *arg);
 	void *task_arg;
 	int task_ret;
+
+	/*
+	 * What its debug registers hold (hw_watch.c, its own thread only):
+	 * the engine generation, the slots and the watch owning each.  A
+	 * debug exit is judged by these, not by the engine's newer state.
+	 */
+	uint64_t hw_gen;
+	struct dr_slot hw_slots[DR_NUM_SLOTS];
+	uint32_t hw_tickets[DR_NUM_SLOTS];
 };
 
 /*

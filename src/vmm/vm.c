@@ -19,6 +19,7 @@
 
 #include "csan/abi.h"
 #include "vmm/cpuid.h"
+#include "vmm/hw_watch.h"
 #include "vmm/vm.h"
 
 #define KVM_DEVICE "/dev/kvm"
@@ -278,6 +279,12 @@ int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t wh
 		snprintf(why, whylen, "eventfd failed: %s", strerror(errno));
 		goto err;
 	}
+	vm->hw = hw_engine_new();
+	if (!vm->hw) {
+		r = -ENOMEM;
+		snprintf(why, whylen, "out of memory");
+		goto err;
+	}
 	r = serial_init(&vm->serial, vm->ncpus, STDOUT_FILENO);
 	if (r) {
 		snprintf(why, whylen, "cannot set up the console: %s", strerror(-r));
@@ -311,6 +318,7 @@ void vm_destroy(struct vm *vm)
 		close(vm->kvm_fd);
 	if (vm->end_fd >= 0)
 		close(vm->end_fd);
+	hw_engine_free(vm->hw);
 	pthread_cond_destroy(&vm->task_cond);
 	pthread_mutex_destroy(&vm->task_lock);
 	pthread_mutex_destroy(&vm->end_lock);

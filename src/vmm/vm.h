@@ -14,6 +14,7 @@ struct sym;
 struct unwinder;
 struct report_log;
 struct csan_control;
+struct hw_engine;
 
 struct vm_config {
 	unsigned ncpus;
@@ -78,6 +79,15 @@ struct vm {
 	/* The guest runtime's control block (CSAN_HC_ATTACH), in guest RAM; NULL until attached. */
 	struct csan_control *control;
 	unsigned control_ncounters; /* checked at attach; reads stay below it */
+	uint32_t control_size;	    /* its size field at attach: fields beyond are not read */
+
+	/*
+	 * Hardware-watchpoint mode: whether guest watches get debug
+	 * registers (atomic; --watch=hw and the run-time toggle set it), and
+	 * the engine that gives them (hw_watch.c).
+	 */
+	int watch_hw;
+	struct hw_engine *hw;
 
 	/* Debug mode: ports and MMIO pages already reported (atomic bytes). */
 	uint8_t port_seen[65536];

@@ -16,7 +16,12 @@ struct race {
 	uint64_t count, printed;
 	uint64_t first_ns, last_print_ns;
 	unsigned mechs; /* bit (1 << mechanism) per mechanism seen */
+	unsigned modes; /* MODE_* bits: the watch modes it was reported in */
 };
+
+/* Watch modes, as bits: a run can toggle between them. */
+#define MODE_SOFT 0x1u
+#define MODE_HW	  0x2u
 
 struct report_log {
 	pthread_mutex_t lock;
@@ -27,6 +32,8 @@ struct report_log {
 	uint32_t *index; /* open addressing: race number + 1, 0 = free */
 	unsigned index_mask;
 	uint64_t total, printed, seq;
+	unsigned mode;	     /* MODE_SOFT or MODE_HW: the current one */
+	unsigned modes_used; /* every mode the run has been in */
 	/* Reports whose race did not fit in the table: counted, rate-limited together. */
 	uint64_t untracked, untracked_printed, untracked_last_ns;
 };
@@ -54,6 +61,9 @@ int report_log_new(const struct report_log_opts *opts, struct report_log **out)
 		log->o.max_races = REPORT_LOG_DEFAULT_MAX_RACES;
 	if (!log->o.now_ns)
 		log->o.now_ns = monotonic_ns;
+	log->mode = log->o.env.mode && strcmp(log->o.env.mode, "hw") == 0 ? MODE_HW : MODE_SOFT;
+	log->o.env.mode = log->mode == MODE_HW ? "hw" : "soft";
+	log->modes_used = log->mode;
 	/* Twice the races, a power of two: probes stay short when full. */
 	while (slots < 2 * log->o.max_races)
 		slots <<= 1;
@@ -140,7 +150,10 @@ static int count_and_print(struct report_log *log, const struct csan_hc_report *
 	if (race) {
 		race->count++;
 		for (i = 0; i < r->nsides; i++)
-			race->mechs |= 1u << r->side[i].mechanism;
+			race->mechs |= r->side[i].mechanism == CSAN_MECH_SOFT_AND_HW
+					       ? (1u << CSAN_MECH_SOFT_WATCH) | (1u << CSAN_MECH_HW_DEBUGREG)
+					       : 1u << r->side[i].mechanism;
+		race->modes |= log->mode;
 		if (!due(log, race->printed, race->last_print_ns, now))
 			return 0;
 		race->printed++;
@@ -163,6 +176,23 @@ static int count_and_print(struct report_log *log, const struct csan_hc_report *
 		fflush(log->o.json);
 	}
 	return 1;
+}
+
+void report_log_set_mode(struct report_log *log, bool hw)
+{
+	pthread_mutex_lock(&log->lock);
+	log->mode = hw ? MODE_HW : MODE_SOFT;
+	log->o.env.mode = hw ? "hw" : "soft";
+	log->modes_used |= log->mode;
+	pthread_mutex_unlock(&log->lock);
+}
+
+/* "soft", "hw" or "soft+hw" for a set of MODE_* bits. */
+static const char *mode_list(unsigned modes)
+{
+	if (modes == (MODE_SOFT | MODE_HW))
+		return "soft+hw";
+	return modes == MODE_HW ? "hw" : "soft";
 }
 
 int report_log_submit(struct report_log *log, const struct csan_hc_report *r, char *why,
@@ -221,8 +251,9 @@ static void summary_json(struct report_log *log, const struct race *race, const 
 	report_json_string(f, race->title);
 	fprintf(f,
 		",\"count\":%" PRIu64 ",\"printed\":%" PRIu64
-		",\"first_seen\":%.6f,\"mechanisms\":",
-		race->count, race->printed, (double)(race->first_ns - log->start_ns) / 1e9);
+		",\"first_seen\":%.6f,\"modes\":\"%s\",\"mechanisms\":",
+		race->count, race->printed, (double)(race->first_ns - log->start_ns) / 1e9,
+		mode_list(race->modes));
 	report_json_string(f, mechs);
 	fputs("}\n", f);
 }
@@ -239,16 +270,18 @@ void report_log_summary(struct report_log *log)
 	flockfile(f);
 	fprintf(f,
 		"csan-vmm: race summary: %u distinct race%s in %" PRIu64 " report%s, %" PRIu64
-		" printed, %" PRIu64 " repeats within %u ms counted only\n",
+		" printed, %" PRIu64 " repeats within %u ms counted only (watch mode: %s)\n",
 		log->nraces, log->nraces == 1 ? "" : "s", log->total, log->total == 1 ? "" : "s",
-		log->printed, log->total - log->printed, log->o.interval_ms);
-	fprintf(f, "csan-vmm:   %8s  %10s  %-32s %s\n", "count", "first seen", "seen by", "race");
+		log->printed, log->total - log->printed, log->o.interval_ms,
+		mode_list(log->modes_used));
+	fprintf(f, "csan-vmm:   %8s  %10s  %-7s  %-32s %s\n", "count", "first seen", "mode",
+		"seen by", "race");
 	for (i = 0; i < log->nraces; i++) {
 		const struct race *race = &log->races[i];
 
 		mech_list(race->mechs, mechs, sizeof(mechs));
-		fprintf(f, "csan-vmm:   %8" PRIu64 "  %9.3fs  %-32s %s\n", race->count,
-			(double)(race->first_ns - log->start_ns) / 1e9, mechs,
+		fprintf(f, "csan-vmm:   %8" PRIu64 "  %9.3fs  %-7s  %-32s %s\n", race->count,
+			(double)(race->first_ns - log->start_ns) / 1e9, mode_list(race->modes), mechs,
 			short_title(race->title));
 		if (log->o.json)
 			summary_json(log, race, mechs);

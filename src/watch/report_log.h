@@ -2,6 +2,7 @@
 #ifndef CSAN_WATCH_REPORT_LOG_H
 #define CSAN_WATCH_REPORT_LOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,6 +49,12 @@ void report_log_free(struct report_log *log);
  */
 int report_log_submit(struct report_log *log, const struct csan_hc_report *r, char *why,
 		      size_t whylen);
+
+/*
+ * report_log_set_mode - the watch mode from now on (@hw: "hw", else
+ * "soft"), as reports and the summary print it.  Thread-safe.
+ */
+void report_log_set_mode(struct report_log *log, bool hw);
 
 /*
  * report_log_summary - print every distinct race, in the order first seen,

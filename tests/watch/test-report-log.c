@@ -131,12 +131,12 @@ static void test_rate_limit(void)
 	CHECK_EQ_U64(count_str(t, "BUG: KCSAN: data-race in leaf / reader\n"), 1);
 	CHECK_CONTAINS(t, "(watch mode: hw)");
 	CHECK_CONTAINS(t, "csan-vmm: race summary: 2 distinct races in 6 reports, 3 printed, "
-			  "3 repeats within 3000 ms counted only\n");
+			  "3 repeats within 3000 ms counted only (watch mode: hw)\n");
 	CHECK_CONTAINS(t,
-		       "csan-vmm:      count  first seen  seen by                          race\n");
-	CHECK_CONTAINS(t, "csan-vmm:          5      0.000s  soft-watchpoint+debug-register   "
+		       "csan-vmm:      count  first seen  mode     seen by                          race\n");
+	CHECK_CONTAINS(t, "csan-vmm:          5      0.000s  hw       soft-watchpoint+debug-register   "
 			  "data-race in reader / writer\n");
-	CHECK_CONTAINS(t, "csan-vmm:          1      1.000s  soft-watchpoint+debug-register   "
+	CHECK_CONTAINS(t, "csan-vmm:          1      1.000s  hw       soft-watchpoint+debug-register   "
 			  "data-race in leaf / reader\n");
 	/* The summary lists races in the order first seen. */
 	CHECK(t && strstr(t, "5      0.000s") < strstr(t, "1      1.000s"));
@@ -148,7 +148,7 @@ static void test_rate_limit(void)
 	CHECK_CONTAINS(j, "{\"type\":\"report\",\"seq\":3,\"time\":3.000000,\"count\":4,");
 	CHECK_CONTAINS(j, "{\"type\":\"summary\",\"signature\":\"data-race:reader/writer\","
 			  "\"title\":\"BUG: KCSAN: data-race in reader / writer\",\"count\":5,"
-			  "\"printed\":2,\"first_seen\":0.000000,"
+			  "\"printed\":2,\"first_seen\":0.000000,\"modes\":\"hw\","
 			  "\"mechanisms\":\"soft-watchpoint+debug-register\"}\n");
 	CHECK_CONTAINS(j, "{\"type\":\"totals\",\"reports\":6,\"distinct\":2,\"printed\":3,"
 			  "\"untracked\":0}\n");

@@ -223,8 +223,12 @@ struct csan_watch {
 	uint64_t old_value, new_value;
 	unsigned long mask;
 	enum csan_value_change change;
+	/* Hardware-watchpoint mode: the host's ticket (0: not armed) and what it caught. */
+	uint32_t hw_ticket;
+	struct csan_hc_hw_disarm hw;
 };
 bool csan_report_known_origin(struct csan_watch *w);
+bool csan_report_hw_origin(struct csan_watch *w);
 void csan_report_unknown_origin(const struct csan_watch *w);
 const char *csan_access_name(uint32_t type);
 

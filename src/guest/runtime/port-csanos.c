@@ -39,7 +39,12 @@ uint32_t csan_port_random(void)
 /* One kernel thread per CPU, numbered from 1 like PIDs: CPU n runs task n+1. */
 uint32_t csan_port_task_id(void)
 {
-	return csan_port_cpu() + 1;
+	return csan_port_task_id_on(csan_port_cpu());
+}
+
+uint32_t csan_port_task_id_on(unsigned int cpu)
+{
+	return cpu + 1;
 }
 
 void csan_port_printf(const char *fmt, ...)
@@ -141,6 +146,34 @@ void csan_port_report(const struct csan_hc_report *r)
 	flags = spin_lock_irqsave(&raw_lock);
 	raw_report(r);
 	spin_unlock_irqrestore(&raw_lock, flags);
+}
+
+/*
+ * Hardware watches: a hypercall each way, with the arguments on this
+ * CPU's stack (identity-mapped, so its address is the guest-physical one).
+ * The host arms or disarms every vCPU before the call returns.
+ */
+uint32_t csan_port_hw_arm(uintptr_t addr, size_t size, int type, uint32_t *ticket)
+{
+	struct csan_hc_hw_arm hc __attribute__((aligned(8))) = {
+		.addr = addr,
+		.size = (uint32_t)size,
+		.access = (uint32_t)type,
+	};
+
+	if (!on_csan_vmm())
+		return CSAN_HW_OFF;
+	hypercall(CSAN_HC_HW_ARM, &hc);
+	*ticket = hc.status == CSAN_HW_ARMED ? hc.ticket : 0;
+	return hc.status;
+}
+
+void csan_port_hw_disarm(uint32_t ticket, struct csan_hc_hw_disarm *out)
+{
+	struct csan_hc_hw_disarm hc __attribute__((aligned(8))) = { .ticket = ticket };
+
+	hypercall(CSAN_HC_HW_DISARM, &hc);
+	*out = hc;
 }
 
 /*

@@ -59,6 +59,12 @@ uint32_t csan_port_random(void);
 uint32_t csan_port_task_id(void);
 
 /*
+ * csan_port_task_id_on - the task CPU @cpu runs at this moment, or 0 if
+ * the port cannot tell; for a side a debug register caught on @cpu.
+ */
+uint32_t csan_port_task_id_on(unsigned int cpu);
+
+/*
  * csan_port_report - the report sink: deliver @r, a complete record
  * (include/csan/abi.h).  Under csan-vmm: hypercall CSAN_HC_REPORT; else
  * print it as best the kernel can.  @r is 8-byte aligned, identity
@@ -73,6 +79,21 @@ void csan_port_report(const struct csan_hc_report *r);
  * took it; false otherwise (the runtime then works from its own knobs).
  */
 bool csan_port_attach(struct csan_control *c);
+
+/*
+ * csan_port_hw_arm - ask the host to back the watch of [@addr, @addr +
+ * @size) by a watcher doing a @type access (CSAN_ACCESS_*) with debug
+ * registers on every CPU (CSAN_HC_HW_ARM).  Returns an enum
+ * csan_hw_status, with the ticket in *@ticket when CSAN_HW_ARMED.  Where
+ * no host does this, return CSAN_HW_OFF.
+ */
+uint32_t csan_port_hw_arm(uintptr_t addr, size_t size, int type, uint32_t *ticket);
+
+/*
+ * csan_port_hw_disarm - end the hardware watch @ticket and learn what the
+ * debug registers caught meanwhile (CSAN_HC_HW_DISARM) into @out.
+ */
+void csan_port_hw_disarm(uint32_t ticket, struct csan_hc_hw_disarm *out);
 
 /* csan_port_printf - console output for the runtime's own messages. */
 void csan_port_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

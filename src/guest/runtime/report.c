@@ -246,10 +246,63 @@ __noinline bool csan_report_known_origin(struct csan_watch *w)
 			  ? CSAN_REPORT_ASSERT
 			  : CSAN_REPORT_DATA_RACE;
 	r->nsides = 2;
+	/* In hw mode the host may have caught the same access: it merges the two. */
+	r->hw_ticket = w->hw_ticket;
 	set_values(r, w);
 	send(r);
 out:
 	release(r, w->slot);
+	return true;
+}
+
+/*
+ * Describe the access a debug register caught, as far as the guest
+ * knows it; the host fills in its stack (it unwound the trapped CPU).
+ */
+static void fill_hw_side(struct csan_report_side *s, const struct csan_watch *w)
+{
+	const struct csan_hc_hw_disarm *h = &w->hw;
+	const bool irq = h->context == CSAN_CTX_INTERRUPT;
+
+	s->addr = (uintptr_t)w->ptr;
+	s->size = h->size ? h->size : (uint32_t)w->size;
+	s->access = h->access & CSAN_ACCESS_WRITE;
+	s->cpu = h->cpu & (CSAN_MAX_CPUS - 1);
+	s->context = irq ? CSAN_CTX_INTERRUPT : CSAN_CTX_TASK;
+	s->task_id = irq ? 0 : csan_port_task_id_on(s->cpu);
+	s->mechanism = CSAN_MECH_HW_DEBUGREG;
+	s->flags = 0; /* the host decoded the instruction: ip is exact */
+	s->ip = h->ip;
+	s->nret = 0;
+}
+
+/*
+ * The watcher, after a debug register caught an access that no soft
+ * watchpoint saw (uninstrumented code, or an interrupt on this CPU): a
+ * two-stack report like a known-origin one, judged by the same value
+ * rules (w->change, see watch.c).  The slot is the watcher's own, so no
+ * hand-over is needed.
+ */
+__noinline bool csan_report_hw_origin(struct csan_watch *w)
+{
+	struct csan_hc_report *r = &reports[w->slot];
+
+	if (w->change == CSAN_VALUE_CHANGE_FALSE)
+		return true;
+	if (w->change == CSAN_VALUE_CHANGE_MAYBE && csan_knob(report_value_change_only)) {
+		csan_counter_inc(CSAN_COUNTER_REPORTS_SKIPPED);
+		return true;
+	}
+	if (!(w->type & CSAN_ACCESS_ASSERT))
+		csan_counter_inc(CSAN_COUNTER_DATA_RACES);
+	fill_hw_side(&r->side[0], w);
+	fill_side(&r->side[1], (uintptr_t)w->ptr, w->size, w->type, w->ip, w->anchor_fp);
+	r->kind = (w->type & CSAN_ACCESS_ASSERT) ? CSAN_REPORT_ASSERT : CSAN_REPORT_DATA_RACE;
+	r->nsides = 2;
+	r->hw_ticket = w->hw_ticket;
+	set_values(r, w);
+	send(r);
+	__builtin_memset(r, 0, sizeof(*r));
 	return true;
 }
 

@@ -115,17 +115,49 @@ static enum csan_value_change judge_consumed(const struct csan_watch *w)
 }
 
 /*
+ * Hardware-watchpoint mode: have the host back this watch with debug
+ * registers on every CPU for the length of the delay, so that accesses
+ * no soft watchpoint sees (uninstrumented code, an interrupt handler on
+ * this CPU) trap as well.  The soft watchpoint stays in place: the two
+ * see different things and the host merges what both saw.
+ */
+static void hw_arm(struct csan_watch *w)
+{
+	uint32_t status = csan_port_hw_arm((uintptr_t)w->ptr, w->size, w->type, &w->hw_ticket);
+
+	switch (status) {
+	case CSAN_HW_ARMED: csan_counter_inc(CSAN_COUNTER_HW_ARMED); break;
+	case CSAN_HW_NO_SLOT: csan_counter_inc(CSAN_COUNTER_HW_NO_SLOT); break;
+	case CSAN_HW_UNWATCHABLE: csan_counter_inc(CSAN_COUNTER_HW_UNWATCHABLE); break;
+	default: break; /* CSAN_HW_OFF: the host left hw mode meanwhile */
+	}
+}
+
+static void hw_disarm(struct csan_watch *w)
+{
+	if (!w->hw_ticket)
+		return;
+	csan_port_hw_disarm(w->hw_ticket, &w->hw);
+	csan_counter_add(CSAN_COUNTER_HW_HITS, w->hw.hits);
+}
+
+/*
  * The watch itself, with the watchpoint in place; see csan_setup_watchpoint.
  * Returns false if the entry must never be reused.
  */
-static bool watch(struct csan_cpu *c, struct csan_ctx *ctx, uint64_t *wp, struct csan_watch *w)
+static bool watch(struct csan_cpu *c, struct csan_ctx *ctx, uint64_t *wp, struct csan_watch *w,
+		  bool hw)
 {
 	const bool is_assert = (w->type & CSAN_ACCESS_ASSERT) != 0;
 	uint64_t diff;
 
 	/* Read first, so a change by code the compiler did not instrument shows too. */
 	w->old_value = csan_read_value(w->ptr, w->size);
+	/* Armed after the read and disarmed before the re-read: the watcher's own reads never trap. */
+	if (hw)
+		hw_arm(w);
 	delay_access(c, w->type);
+	hw_disarm(w);
 	w->new_value = csan_read_value(w->ptr, w->size);
 	w->mask = ctx->access_mask;
 	diff = w->old_value ^ w->new_value;
@@ -139,6 +171,13 @@ static bool watch(struct csan_cpu *c, struct csan_ctx *ctx, uint64_t *wp, struct
 		if (is_assert && w->change == CSAN_VALUE_CHANGE_TRUE)
 			csan_counter_inc(CSAN_COUNTER_ASSERT_FAILURES);
 		return csan_report_known_origin(w);
+	}
+	/* Nobody ran into the soft watchpoint, but a debug register caught someone. */
+	if (w->hw.hits) {
+		w->change = judge_consumed(w);
+		if (is_assert && w->change == CSAN_VALUE_CHANGE_TRUE)
+			csan_counter_inc(CSAN_COUNTER_ASSERT_FAILURES);
+		return csan_report_hw_origin(w);
 	}
 	if (w->change == CSAN_VALUE_CHANGE_TRUE) {
 		csan_counter_inc(CSAN_COUNTER_RACES_UNKNOWN_ORIGIN);
@@ -168,8 +207,14 @@ __noinline void csan_setup_watchpoint(const volatile void *ptr, size_t size, int
 		.ip = ip,
 		.anchor_fp = anchor_fp,
 	};
-	/* Read once: the host may flip the knob while this CPU watches. */
-	const bool irqs_off = !csan_knob(interrupt_watcher);
+	/*
+	 * Read once: the host may flip them while this CPU watches.  In hw
+	 * mode the watch runs with interrupts on by default: a handler on
+	 * this CPU touching the range is one of the things debug registers
+	 * are there to catch.
+	 */
+	const bool hw = csan_knob(watch_hw) != 0;
+	const bool irqs_off = !csan_knob(interrupt_watcher) && !hw;
 	unsigned long flags = 0;
 	uint64_t *wp;
 
@@ -202,7 +247,7 @@ __noinline void csan_setup_watchpoint(const volatile void *ptr, size_t size, int
 	 * Remove only now: the entry and its report buffer may be reused as
 	 * soon as it is free, and the report needed both.
 	 */
-	if (watch(c, ctx, wp, &w)) {
+	if (watch(c, ctx, wp, &w, hw)) {
 		remove_watchpoint(wp);
 		csan_counter_add(CSAN_COUNTER_USED_WATCHPOINTS, -1);
 	}

@@ -1,0 +1,557 @@
+/* hw_watch.c: hardware-watchpoint mode: guest watches backed by debug registers. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+
+#include <linux/kvm.h>
+
+#include "vmm/guest_mem.h"
+#include "vmm/hw_watch.h"
+#include "vmm/hypercall.h"
+#include "vmm/vcpu.h"
+#include "vmm/vm.h"
+#include "watch/debugreg.h"
+#include "watch/unwind.h"
+
+/*
+ * The guest runtime asks for a hardware watch around each soft watch
+ * (abi.h, CSAN_HC_HW_ARM).  Here a watch takes one or two of the four
+ * debug-address registers, and every vCPU gets the same DR0-DR3/DR7
+ * through KVM_SET_GUEST_DEBUG before the ARM call returns, so the watch
+ * is in force everywhere before the guest's delay starts.  A data
+ * breakpoint traps after the access: the trapping vCPU records what it
+ * can (registers, host-unwound stack, value) for the watch and goes on.
+ * The watcher learns of it at DISARM and reports; its report's hw_ticket
+ * brings it back here for the stack.
+ */
+
+/* What a debug register caught: the first hit of a watch. */
+struct hw_hit {
+	uint32_t cpu, context, access, size;
+	uint64_t ip;   /* trap PC: just past the accessing instruction */
+	uint32_t nret; /* return addresses in ret[] */
+	uint64_t ret[CSAN_REPORT_MAX_STACK];
+};
+
+/* One guest watch backed by debug registers. */
+struct hw_armed {
+	uint32_t ticket; /* 0: the entry is free */
+	unsigned cpu;	 /* the watcher's vCPU */
+	uint64_t addr;
+	uint32_t size, access;
+	uint64_t value; /* up to 8 bytes at addr when armed, to tell writes */
+	uint32_t hits;
+	bool have_hit;
+	bool disarming; /* slots already free, results not yet final */
+	struct hw_hit hit;
+};
+
+/*
+ * Watches in force or being disarmed: a disarming one keeps its entry
+ * until every vCPU has loaded the disarm, while a new one may already
+ * have its slots.
+ */
+#define HW_MAX_WATCHES (2 * DR_NUM_SLOTS)
+
+struct hw_engine {
+	pthread_mutex_t lock;
+	struct dr_alloc alloc;
+	struct dr_slot slots[DR_NUM_SLOTS];
+	uint64_t dr7;
+	uint64_t gen; /* bumped on every change of slots/dr7 */
+	struct hw_armed armed[HW_MAX_WATCHES];
+	/* Each watcher's last disarmed watch, until its report comes. */
+	struct hw_armed last[CSAN_MAX_CPUS];
+	uint32_t next_ticket;
+	/* Statistics, under lock. */
+	uint64_t arms, no_slot, unwatchable, disarms, hits, late_hits, foreign_exits;
+	uint64_t arm_ns, disarm_ns;
+};
+
+struct hw_engine *hw_engine_new(void)
+{
+	struct hw_engine *hw = calloc(1, sizeof(*hw));
+
+	if (!hw)
+		return NULL;
+	pthread_mutex_init(&hw->lock, NULL);
+	dr_alloc_init(&hw->alloc);
+	return hw;
+}
+
+void hw_engine_free(struct hw_engine *hw)
+{
+	if (!hw)
+		return;
+	pthread_mutex_destroy(&hw->lock);
+	free(hw);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Load the engine's current debug registers into @vcpu (run on its own
+ * thread by vcpu_run_on_all).  It reads the state when it runs, not when
+ * it was posted: two watchers arming at once then cannot leave a vCPU
+ * with the older of their two states.
+ */
+static int apply_debugregs(struct vcpu *vcpu, void *arg)
+{
+	struct hw_engine *hw = arg;
+	struct kvm_guest_debug dbg;
+	uint64_t gen;
+	unsigned i;
+
+	struct dr_slot slots[DR_NUM_SLOTS];
+	uint32_t tickets[DR_NUM_SLOTS];
+
+	memset(&dbg, 0, sizeof(dbg));
+	pthread_mutex_lock(&hw->lock);
+	gen = hw->gen;
+	if (vcpu->hw_gen == gen) {
+		pthread_mutex_unlock(&hw->lock);
+		return 0;
+	}
+	memcpy(slots, hw->slots, sizeof(slots));
+	for (i = 0; i < DR_NUM_SLOTS; i++) {
+		uint64_t owner = 0;
+
+		tickets[i] = dr_alloc_owner(&hw->alloc, i, &owner) == 0 ? (uint32_t)owner : 0;
+	}
+	/* No slot armed: guest debugging off, so the guest's own DR7 works again. */
+	if (hw->dr7) {
+		dbg.control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_USE_HW_BP;
+		for (i = 0; i < DR_NUM_SLOTS; i++)
+			dbg.arch.debugreg[i] = hw->slots[i].armed ? hw->slots[i].addr : 0;
+		dbg.arch.debugreg[7] = hw->dr7;
+	}
+	pthread_mutex_unlock(&hw->lock);
+	if (ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0)
+		return -errno;
+	vcpu->hw_gen = gen;
+	memcpy(vcpu->hw_slots, slots, sizeof(slots));
+	memcpy(vcpu->hw_tickets, tickets, sizeof(tickets));
+	return 0;
+}
+
+/* Recompute DR7 from the slots; under lock.  The slots were checked when taken. */
+static void update_dr7(struct hw_engine *hw)
+{
+	char why[128];
+
+	if (dr7_encode(hw->slots, &hw->dr7, why, sizeof(why)) < 0)
+		hw->dr7 = 0; /* cannot happen: dr_split_range gave aligned pieces */
+	hw->gen++;
+}
+
+static struct hw_armed *find_armed(struct hw_engine *hw, uint32_t ticket)
+{
+	unsigned i;
+
+	for (i = 0; i < HW_MAX_WATCHES; i++)
+		if (ticket && hw->armed[i].ticket == ticket)
+			return &hw->armed[i];
+	return NULL;
+}
+
+/* Up to 8 bytes at @addr as the watching vCPU sees them; 0 if unreadable. */
+static uint64_t read_value(struct vcpu *vcpu, uint64_t addr, uint32_t size)
+{
+	uint64_t v = 0;
+
+	guest_read_linear(vcpu, addr, &v, size < sizeof(v) ? size : sizeof(v));
+	return v;
+}
+
+/* Write the OUT fields of a hypercall's struct back into guest RAM. */
+static void write_back(struct vcpu *vcpu, uint32_t gpa, const void *src, size_t size)
+{
+	void *hva = vm_gpa_to_hva(vcpu->vm, gpa, size);
+
+	/* hc_read_args checked the range already. */
+	if (hva)
+		memcpy(hva, src, size);
+}
+
+/* Make every vCPU load the engine's registers; a failure ends the run. */
+static int apply_everywhere(struct vcpu *vcpu)
+{
+	int err = vcpu_run_on_all(vcpu->vm, apply_debugregs, vcpu->vm->hw);
+
+	if (err) {
+		fprintf(stderr, "csan-vmm: KVM_SET_GUEST_DEBUG failed: %s\n", strerror(-err));
+		vm_end(vcpu->vm, VM_END_HOST_ERROR, 0, 0);
+		return VCPU_STOP;
+	}
+	return VCPU_RESUME;
+}
+
+/* Take slots for [addr, addr + size) as @ticket; under lock.  Returns a csan_hw_status. */
+static uint32_t take_slots(struct hw_engine *hw, uint32_t ticket, uint64_t addr, uint32_t size,
+			   uint32_t access)
+{
+	struct dr_piece pieces[DR_MAX_PIECES];
+	unsigned idx[DR_MAX_PIECES];
+	int i, n = dr_split_range(addr, size, pieces);
+
+	if (n < 0) {
+		hw->unwatchable++;
+		return CSAN_HW_UNWATCHABLE;
+	}
+	if (dr_alloc_get(&hw->alloc, ticket, (unsigned)n, idx) < 0) {
+		hw->no_slot++;
+		return CSAN_HW_NO_SLOT;
+	}
+	for (i = 0; i < n; i++)
+		hw->slots[idx[i]] = (struct dr_slot){
+			.armed = true,
+			/* A watcher that writes conflicts with every access, one that reads with
+			   writes. */
+			.kind = (access & CSAN_ACCESS_WRITE) ? DR_KIND_READ_WRITE : DR_KIND_WRITE,
+			.addr = pieces[i].addr,
+			.len = pieces[i].len,
+		};
+	update_dr7(hw);
+	return CSAN_HW_ARMED;
+}
+
+static int hc_hw_arm(struct vcpu *vcpu, uint32_t gpa)
+{
+	struct vm *vm = vcpu->vm;
+	struct hw_engine *hw = vm->hw;
+	struct csan_hc_hw_arm a;
+	struct hw_armed *slot = NULL;
+	uint64_t t0 = now_ns(), value;
+	unsigned i;
+	int rc;
+
+	rc = hc_read_args(vcpu, CSAN_HC_HW_ARM, gpa, &a, sizeof(a));
+	if (rc != VCPU_RESUME)
+		return rc;
+	if (a.size < 1 || a.size > 16)
+		return hc_fail(vcpu, CSAN_HC_HW_ARM, "size", "%" PRIu32 " not in 1..16", a.size);
+	if (a.access & ~CSAN_ACCESS_KNOWN)
+		return hc_fail(vcpu, CSAN_HC_HW_ARM, "access", "unknown bits %#" PRIx32,
+			       a.access & ~CSAN_ACCESS_KNOWN);
+	a.ticket = 0;
+	if (!__atomic_load_n(&vm->watch_hw, __ATOMIC_RELAXED)) {
+		a.status = CSAN_HW_OFF;
+		write_back(vcpu, gpa, &a, sizeof(a));
+		return VCPU_RESUME;
+	}
+	value = read_value(vcpu, a.addr, a.size);
+
+	pthread_mutex_lock(&hw->lock);
+	for (i = 0; i < HW_MAX_WATCHES && !slot; i++)
+		if (!hw->armed[i].ticket)
+			slot = &hw->armed[i];
+	if (!slot) {
+		hw->no_slot++;
+		a.status = CSAN_HW_NO_SLOT;
+	} else {
+		if (++hw->next_ticket == 0)
+			hw->next_ticket = 1;
+		a.status = take_slots(hw, hw->next_ticket, a.addr, a.size, a.access);
+	}
+	if (a.status == CSAN_HW_ARMED) {
+		a.ticket = hw->next_ticket;
+		*slot = (struct hw_armed){
+			.ticket = a.ticket,
+			.cpu = vcpu->id,
+			.addr = a.addr,
+			.size = a.size,
+			.access = a.access,
+			.value = value,
+		};
+		hw->arms++;
+	}
+	pthread_mutex_unlock(&hw->lock);
+
+	if (a.status == CSAN_HW_ARMED) {
+		rc = apply_everywhere(vcpu);
+		if (rc != VCPU_RESUME)
+			return rc;
+		pthread_mutex_lock(&hw->lock);
+		hw->arm_ns += now_ns() - t0;
+		pthread_mutex_unlock(&hw->lock);
+	}
+	write_back(vcpu, gpa, &a, sizeof(a));
+	return VCPU_RESUME;
+}
+
+static int hc_hw_disarm(struct vcpu *vcpu, uint32_t gpa)
+{
+	struct vm *vm = vcpu->vm;
+	struct hw_engine *hw = vm->hw;
+	struct csan_hc_hw_disarm d;
+	struct hw_armed *w, done;
+	uint64_t t0 = now_ns();
+	unsigned i;
+	int rc;
+
+	rc = hc_read_args(vcpu, CSAN_HC_HW_DISARM, gpa, &d, sizeof(d));
+	if (rc != VCPU_RESUME)
+		return rc;
+	pthread_mutex_lock(&hw->lock);
+	w = find_armed(hw, d.ticket);
+	if (!w || w->cpu != vcpu->id || w->disarming) {
+		pthread_mutex_unlock(&hw->lock);
+		return hc_fail(vcpu, CSAN_HC_HW_DISARM, "ticket",
+			       "%" PRIu32 " is not a watch this vCPU armed", d.ticket);
+	}
+	w->disarming = true;
+	dr_alloc_put(&hw->alloc, d.ticket);
+	for (i = 0; i < DR_NUM_SLOTS; i++) {
+		uint64_t owner;
+
+		if (hw->slots[i].armed && dr_alloc_owner(&hw->alloc, i, &owner) == -ENOENT)
+			hw->slots[i].armed = false;
+	}
+	update_dr7(hw);
+	pthread_mutex_unlock(&hw->lock);
+
+	/*
+	 * Each vCPU loads the disarm between two KVM_RUNs, so by the time
+	 * all have, every access that trapped under this watch has been
+	 * recorded: only then are its results final.
+	 */
+	rc = apply_everywhere(vcpu);
+	if (rc != VCPU_RESUME)
+		return rc;
+	pthread_mutex_lock(&hw->lock);
+	w = find_armed(hw, d.ticket);
+	done = *w;
+	w->ticket = 0;
+	hw->last[vcpu->id] = done;
+	hw->disarms++;
+	hw->disarm_ns += now_ns() - t0;
+	pthread_mutex_unlock(&hw->lock);
+
+	memset(&d, 0, sizeof(d));
+	d.ticket = done.ticket;
+	d.hits = done.hits;
+	if (done.have_hit) {
+		d.cpu = done.hit.cpu;
+		d.context = done.hit.context;
+		d.access = done.hit.access;
+		d.size = done.hit.size;
+		d.ip = done.hit.ip;
+	}
+	write_back(vcpu, gpa, &d, sizeof(d));
+	return VCPU_RESUME;
+}
+
+int hw_watch_register(void)
+{
+	if (hc_register(CSAN_HC_HW_ARM, hc_hw_arm) || hc_register(CSAN_HC_HW_DISARM, hc_hw_disarm))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Interrupt or task: the guest runtime told where each CPU's interrupt
+ * nesting count lives (csan_control.irq_depth_*).  Guest memory, so
+ * checked on every read; task context when it cannot be read.
+ */
+static uint32_t guest_context(struct vm *vm, unsigned cpu)
+{
+	const struct csan_control *c = __atomic_load_n(&vm->control, __ATOMIC_ACQUIRE);
+	const uint32_t *depth;
+	uint64_t base, stride;
+
+	if (!c || vm->control_size < sizeof(*c))
+		return CSAN_CTX_TASK;
+	base = __atomic_load_n(&c->irq_depth_base, __ATOMIC_RELAXED);
+	stride = __atomic_load_n(&c->irq_depth_stride, __ATOMIC_RELAXED);
+	if (!base || stride > 65536 || (base & 3) || (stride & 3))
+		return CSAN_CTX_TASK;
+	depth = vm_gpa_to_hva(vm, base + stride * cpu, sizeof(*depth));
+	return depth && __atomic_load_n(depth, __ATOMIC_RELAXED) ? CSAN_CTX_INTERRUPT
+								 : CSAN_CTX_TASK;
+}
+
+/* Describe the access that trapped on @vcpu for the watch @w (a copy). */
+static void describe_hit(struct vcpu *vcpu, const struct hw_armed *w, const struct csan_regs *regs,
+			 struct hw_hit *hit)
+{
+	struct vm *vm = vcpu->vm;
+	uint64_t pcs[UNWIND_MAX_PCS];
+	int n = 0;
+
+	memset(hit, 0, sizeof(*hit));
+	hit->cpu = vcpu->id;
+	hit->context = guest_context(vm, vcpu->id);
+	hit->ip = vcpu->run->debug.arch.pc;
+	hit->size = 0;
+	/*
+	 * A write-only watch traps on writes alone; a read-write one tells
+	 * by the value, which a write that stored the same bytes hides.
+	 */
+	if (w->access & CSAN_ACCESS_WRITE)
+		hit->access =
+			read_value(vcpu, w->addr, w->size) != w->value ? CSAN_ACCESS_WRITE : 0;
+	else
+		hit->access = CSAN_ACCESS_WRITE;
+	if (vm->unw)
+		n = unwind_stack(vm->unw, regs, guest_unwind_read, vcpu, 0, pcs, UNWIND_MAX_PCS,
+				 NULL);
+	/* pcs[0] is the trap PC itself; the rest are the return addresses. */
+	if (n > 1) {
+		hit->nret = (uint32_t)(n - 1);
+		memcpy(hit->ret, pcs + 1, hit->nret * sizeof(pcs[0]));
+	}
+}
+
+/*
+ * Not one of our watches: a single step, a guest's own breakpoint, a
+ * slot we did not arm.  The guest would have taken #DB had we not been
+ * debugging it, so it gets one, and the user hears of it.
+ */
+static int foreign_debug_exit(struct vcpu *vcpu, const struct dr_exit *e)
+{
+	struct kvm_vcpu_events ev;
+	char what[128];
+
+	pthread_mutex_lock(&vcpu->vm->hw->lock);
+	vcpu->vm->hw->foreign_exits++;
+	pthread_mutex_unlock(&vcpu->vm->hw->lock);
+	fprintf(stderr,
+		"csan-vmm: vCPU %u: debug exit that is not a csan-vmm watch (%s, DR6 %#llx, PC "
+		"%#llx): handed to the guest as #DB\n",
+		vcpu->id, dr_exit_describe(e, what, sizeof(what)),
+		(unsigned long long)vcpu->run->debug.arch.dr6,
+		(unsigned long long)vcpu->run->debug.arch.pc);
+	if (ioctl(vcpu->fd, KVM_GET_VCPU_EVENTS, &ev) < 0)
+		goto fail;
+	ev.exception.injected = 1;
+	ev.exception.nr = 1; /* #DB */
+	ev.exception.has_error_code = 0;
+	ev.flags = 0;
+	if (ioctl(vcpu->fd, KVM_SET_VCPU_EVENTS, &ev) < 0)
+		goto fail;
+	return VCPU_RESUME;
+fail:
+	fprintf(stderr, "csan-vmm: vCPU %u: cannot hand #DB to the guest: %s\n", vcpu->id,
+		strerror(errno));
+	vm_end(vcpu->vm, VM_END_HOST_ERROR, 0, 0);
+	return VCPU_STOP;
+}
+
+int hw_watch_debug_exit(struct vcpu *vcpu)
+{
+	struct hw_engine *hw = vcpu->vm->hw;
+	const uint32_t *tickets = vcpu->hw_tickets;
+	struct csan_regs regs;
+	struct dr_exit e;
+	unsigned i;
+
+	/* Judged by what this vCPU had loaded: the engine may have moved on since. */
+	dr_exit_decode(vcpu->run->debug.arch.dr6, vcpu->hw_slots, &e);
+	if (!dr_exit_is_ours(&e))
+		return foreign_debug_exit(vcpu, &e);
+	if (guest_get_regs(vcpu, &regs, NULL) < 0)
+		memset(&regs, 0, sizeof(regs));
+	regs.rip = vcpu->run->debug.arch.pc;
+
+	for (i = 0; i < DR_NUM_SLOTS; i++) {
+		struct hw_armed copy, *w;
+		struct hw_hit hit;
+
+		if (!(e.data_hits & (1u << i)) || !tickets[i])
+			continue;
+		/* Two slots of one watch may both fire on one access: count it once. */
+		if (i > 0 && tickets[i] == tickets[i - 1] && (e.data_hits & (1u << (i - 1))))
+			continue;
+		pthread_mutex_lock(&hw->lock);
+		w = find_armed(hw, tickets[i]);
+		if (w)
+			copy = *w;
+		else
+			hw->late_hits++;
+		pthread_mutex_unlock(&hw->lock);
+		/*
+		 * Disarmed meanwhile: the watcher has its answer already, and
+		 * this vCPU had not yet loaded the disarm.  Counted only.
+		 */
+		if (!w)
+			continue;
+		describe_hit(vcpu, &copy, &regs, &hit);
+		pthread_mutex_lock(&hw->lock);
+		w = find_armed(hw, tickets[i]);
+		if (w) {
+			if (w->hits < UINT32_MAX)
+				w->hits++;
+			if (!w->have_hit) {
+				w->have_hit = true;
+				w->hit = hit;
+			}
+			hw->hits++;
+		}
+		pthread_mutex_unlock(&hw->lock);
+	}
+	return VCPU_RESUME;
+}
+
+void hw_watch_complete_report(struct vm *vm, unsigned cpu, struct csan_hc_report *r)
+{
+	struct hw_engine *hw = vm->hw;
+	struct hw_armed done;
+	unsigned i;
+
+	if (!hw || cpu >= CSAN_MAX_CPUS || !r->hw_ticket)
+		return;
+	pthread_mutex_lock(&hw->lock);
+	done = hw->last[cpu];
+	if (done.ticket == r->hw_ticket)
+		hw->last[cpu].ticket = 0; /* one report per watch */
+	pthread_mutex_unlock(&hw->lock);
+	if (done.ticket != r->hw_ticket || !done.have_hit)
+		return;
+	for (i = 0; i < CSAN_REPORT_MAX_SIDES && i < r->nsides; i++) {
+		struct csan_report_side *s = &r->side[i];
+
+		if (s->mechanism == CSAN_MECH_HW_DEBUGREG && s->nret == 0) {
+			s->ip = done.hit.ip;
+			s->flags = CSAN_SIDE_IP_AFTER;
+			s->nret = done.hit.nret;
+			memcpy(s->ret, done.hit.ret, done.hit.nret * sizeof(s->ret[0]));
+		} else if (s->mechanism == CSAN_MECH_SOFT_WATCH && s->cpu == done.hit.cpu &&
+			   s->context == done.hit.context && i == 0) {
+			/* side[0] is the racing access; the watcher is side[1]. */
+			s->mechanism = CSAN_MECH_SOFT_AND_HW;
+		}
+	}
+}
+
+void hw_watch_print_stats(struct vm *vm, FILE *f)
+{
+	struct hw_engine *hw = vm->hw;
+
+	if (!hw)
+		return;
+	pthread_mutex_lock(&hw->lock);
+	if (hw->arms || hw->no_slot || hw->unwatchable || hw->foreign_exits)
+		fprintf(f,
+			"csan-vmm: hardware watches: %" PRIu64 " armed, %" PRIu64
+			" without a free debug register, %" PRIu64 " unwatchable, %" PRIu64
+			" hits (+%" PRIu64 " after their watch ended), %" PRIu64
+			" debug exits not ours; mean arm %.1f us, disarm %.1f us (%u vCPUs)\n",
+			hw->arms, hw->no_slot, hw->unwatchable, hw->hits, hw->late_hits,
+			hw->foreign_exits,
+			hw->arms ? (double)hw->arm_ns / (double)hw->arms / 1e3 : 0.0,
+			hw->disarms ? (double)hw->disarm_ns / (double)hw->disarms / 1e3 : 0.0,
+			vm->ncpus);
+	pthread_mutex_unlock(&hw->lock);
+}
