@@ -17,6 +17,8 @@
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 #include "watch/debugreg.h"
+#include "watch/insn.h"
+#include "watch/sym.h"
 #include "watch/unwind.h"
 
 /*
@@ -34,7 +36,8 @@
 /* What a debug register caught: the first hit of a watch. */
 struct hw_hit {
 	uint32_t cpu, context, access, size;
-	uint64_t ip;   /* trap PC: just past the accessing instruction */
+	uint64_t ip;   /* the accessing instruction, or with ip_after the trap PC past it */
+	bool ip_after; /* the instruction could not be decoded */
 	uint32_t nret; /* return addresses in ret[] */
 	uint64_t ret[CSAN_REPORT_MAX_STACK];
 };
@@ -382,28 +385,65 @@ static uint32_t guest_context(struct vm *vm, unsigned cpu)
 								 : CSAN_CTX_TASK;
 }
 
+/* Function bodies longer than this are decoded from just before the trap. */
+#define HW_DECODE_MAX 65536
+
+/*
+ * The instruction that made the access: data breakpoints trap after it,
+ * so decode forward from the start of its function (insn.h).  True with
+ * @out filled when it was found.
+ */
+static bool decode_access(struct vcpu *vcpu, uint64_t pc, struct insn_info *out)
+{
+	static __thread uint8_t code[HW_DECODE_MAX];
+	struct insn_code c = { 0 };
+	uint64_t start = 0, size = 0;
+	char why[128];
+
+	if (vcpu->vm->sym && sym_function_at(vcpu->vm->sym, pc - 1, &start, &size, NULL) == 0 &&
+	    pc > start && pc - start <= sizeof(code)) {
+		c.addr = start;
+		c.addr_is_start = true;
+	} else {
+		c.addr = pc - INSN_MAX_LEN;
+	}
+	c.len = guest_read_code(vcpu, c.addr, code, pc - c.addr);
+	c.bytes = code;
+	return c.len == pc - c.addr && insn_before_trap(&c, pc, out, why, sizeof(why)) == 0;
+}
+
 /* Describe the access that trapped on @vcpu for the watch @w (a copy). */
 static void describe_hit(struct vcpu *vcpu, const struct hw_armed *w, const struct csan_regs *regs,
 			 struct hw_hit *hit)
 {
 	struct vm *vm = vcpu->vm;
 	uint64_t pcs[UNWIND_MAX_PCS];
+	struct insn_info insn;
 	int n = 0;
 
 	memset(hit, 0, sizeof(*hit));
 	hit->cpu = vcpu->id;
 	hit->context = guest_context(vm, vcpu->id);
-	hit->ip = vcpu->run->debug.arch.pc;
-	hit->size = 0;
-	/*
-	 * A write-only watch traps on writes alone; a read-write one tells
-	 * by the value, which a write that stored the same bytes hides.
-	 */
-	if (w->access & CSAN_ACCESS_WRITE)
-		hit->access =
-			read_value(vcpu, w->addr, w->size) != w->value ? CSAN_ACCESS_WRITE : 0;
-	else
-		hit->access = CSAN_ACCESS_WRITE;
+	if (decode_access(vcpu, vcpu->run->debug.arch.pc, &insn)) {
+		hit->ip = insn.addr;
+		hit->size = insn.mem_size;
+		hit->access = insn.writes ? CSAN_ACCESS_WRITE : 0;
+		/* A locked read-modify-write is marked in KCSAN's sense. */
+		if (insn.atomic && insn.writes)
+			hit->access |= CSAN_ACCESS_ATOMIC | (insn.reads ? CSAN_ACCESS_COMPOUND : 0);
+	} else {
+		hit->ip = vcpu->run->debug.arch.pc;
+		hit->ip_after = true;
+		/*
+		 * A write-only watch traps on writes alone; a read-write one
+		 * tells by the value, which a write of the same bytes hides.
+		 */
+		if (w->access & CSAN_ACCESS_WRITE)
+			hit->access =
+				read_value(vcpu, w->addr, w->size) != w->value ? CSAN_ACCESS_WRITE : 0;
+		else
+			hit->access = CSAN_ACCESS_WRITE;
+	}
 	if (vm->unw)
 		n = unwind_stack(vm->unw, regs, guest_unwind_read, vcpu, 0, pcs, UNWIND_MAX_PCS,
 				 NULL);
@@ -524,7 +564,7 @@ void hw_watch_complete_report(struct vm *vm, unsigned cpu, struct csan_hc_report
 
 		if (s->mechanism == CSAN_MECH_HW_DEBUGREG && s->nret == 0) {
 			s->ip = done.hit.ip;
-			s->flags = CSAN_SIDE_IP_AFTER;
+			s->flags = done.hit.ip_after ? CSAN_SIDE_IP_AFTER : 0;
 			s->nret = done.hit.nret;
 			memcpy(s->ret, done.hit.ret, done.hit.nret * sizeof(s->ret[0]));
 		} else if (s->mechanism == CSAN_MECH_SOFT_WATCH && s->cpu == done.hit.cpu &&
