@@ -490,6 +490,28 @@ int sym_lookup(struct sym *sym, uint64_t addr, unsigned flags, struct sym_frame 
 	return copy_out(fr, n, frames, max);
 }
 
+int sym_function_at(struct sym *sym, uint64_t addr, uint64_t *start, uint64_t *size,
+		    const char **name)
+{
+	const char *found = NULL;
+	Dwfl_Module *mod;
+	GElf_Off off = 0;
+	GElf_Sym es;
+
+	pthread_mutex_lock(&sym->lock);
+	mod = dwfl_addrmodule(sym->dwfl, addr);
+	if (mod)
+		found = dwfl_module_addrinfo(mod, addr, &off, &es, NULL, NULL, NULL);
+	pthread_mutex_unlock(&sym->lock);
+	if (!found)
+		return -ENOENT;
+	*start = addr - off;
+	*size = es.st_size;
+	if (name)
+		*name = found;
+	return 0;
+}
+
 void sym_cache_stats(struct sym *sym, uint64_t *hits, uint64_t *misses)
 {
 	pthread_mutex_lock(&sym->lock);

@@ -71,6 +71,16 @@ bool sym_has_dwarf(const struct sym *sym);
 int sym_lookup(struct sym *sym, uint64_t addr, unsigned flags, struct sym_frame *frames, int max);
 
 /*
+ * sym_function_at - the ELF symbol holding @addr: its start in @start,
+ * its size in @size (0 for a symbol without one, such as an assembly
+ * label) and its name in @name (may be NULL; valid until sym_close).
+ * What the instruction decoder needs to start at a known boundary.
+ * Thread-safe.  Returns 0, or -ENOENT when no symbol covers @addr.
+ */
+int sym_function_at(struct sym *sym, uint64_t addr, uint64_t *start, uint64_t *size,
+		    const char **name);
+
+/*
  * sym_cache_stats - lookups answered from the cache (@hits) and by libdw
  * (@misses) so far.
  */

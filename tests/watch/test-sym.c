@@ -189,6 +189,32 @@ static int write_foreign_elf(const char *elf, const char *out)
 	return ok ? 0 : -1;
 }
 
+/* The symbol bounds the instruction decoder starts from (nm -S symtest.elf). */
+static void test_function_at(struct sym *sym)
+{
+	uint64_t start = 0, size = 0;
+	const char *name = NULL;
+
+	CHECK(sym_function_at(sym, 0x40101e, &start, &size, &name) == 0);
+	CHECK_EQ_U64(start, 0x401010);
+	CHECK_EQ_U64(size, 0x20);
+	CHECK(streq(name, "leaf"));
+	/* The first and the last byte of a function. */
+	CHECK(sym_function_at(sym, 0x401120, &start, &size, NULL) == 0);
+	CHECK_EQ_U64(start, 0x401120);
+	CHECK(sym_function_at(sym, 0x401157, &start, &size, &name) == 0);
+	CHECK_EQ_U64(start, 0x401120);
+	CHECK_EQ_U64(size, 0x38);
+	CHECK(streq(name, "_start"));
+	/* The assembly thunk has a size too: symtest.c gives it one with .size. */
+	CHECK(sym_function_at(sym, 0x401004, &start, &size, &name) == 0);
+	CHECK_EQ_U64(start, 0x401000);
+	CHECK(streq(name, "asm_thunk"));
+	/* Outside the ELF. */
+	CHECK(sym_function_at(sym, 0x900000, &start, &size, &name) == -ENOENT);
+	CHECK(sym_function_at(sym, 0, &start, &size, &name) == -ENOENT);
+}
+
 static void test_open_errors(void)
 {
 	char why[256], tmp[] = "/tmp/csan-test-sym-XXXXXX";
@@ -231,6 +257,7 @@ int main(void)
 	test_unknown(sym);
 	test_truncation(sym);
 	test_cache(sym);
+	test_function_at(sym);
 	test_open_errors();
 	sym_close(sym);
 	return check_exit_status("test-sym");
