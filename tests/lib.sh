@@ -115,6 +115,13 @@ expect_err_in_order() {
 		fail "stderr lacks, in order: $*"
 }
 
+# on_pvm: whether this test's guests run on PVM (kvm_pvm, directly on the
+# team's machines), where guest code at CPL 0 is emulated and guest data
+# watchpoints never fire.  The emulated host always has kvm-amd.
+on_pvm() {
+	[ "${CSAN_TEST_ENV:-direct}" = direct ] && [ -d /sys/module/kvm_pvm ]
+}
+
 # zoo_knobs: extra csan-vmm options for zoo rows.  PVM emulates guest
 # kernel code (~8,600 instrumented accesses/s against millions on real
 # KVM), so at the default skip_watch a row would set up only a handful of
@@ -122,7 +129,7 @@ expect_err_in_order() {
 # race-free rows would prove little.  Watching more often keeps the number
 # of watchpoints per second of guest time comparable.
 zoo_knobs() {
-	if [ "${CSAN_TEST_ENV:-direct}" = direct ] && [ -d /sys/module/kvm_pvm ]; then
+	if on_pvm; then
 		echo "--append=csan.skip_watch=100"
 	fi
 }

@@ -15,6 +15,7 @@
 #include "vmm/hc_report.h"
 #include "vmm/guest_path.h"
 #include "vmm/options.h"
+#include "vmm/probe.h"
 #include "vmm/vm.h"
 #include "watch/report_log.h"
 #include "watch/sym.h"
@@ -240,6 +241,11 @@ int main(int argc, char **argv)
 	if (o.action == OPT_HELP) {
 		options_usage(stdout);
 		return EXIT_CLEAN;
+	}
+	if (o.action == OPT_PROBE) {
+		status = probe_report(stdout, stderr);
+		options_free(&o);
+		return status;
 	}
 	if (hc_report_register() || hc_attach_register()) {
 		fprintf(stderr, "csan-vmm: internal error: cannot register the hypercalls\n");
