@@ -1,9 +1,10 @@
 # tests/lib.sh: shared helpers for csan-vmm's shell tests (sourced).
 #
 # A VM test sets CSAN_TEST_ENV (its generated wrapper does) to "direct"
-# (this machine's /dev/kvm) or "emuhost" (inside the emulated host with
-# real kvm-amd, tests/harness/emuhost), then calls run_vmm and the expect_*
-# checks.  Exit 77 means skipped, and always says why.
+# (this machine's /dev/kvm), "emuhost" (inside the emulated host with
+# real kvm-amd, tests/harness/emuhost) or "hw" (the emulated host with
+# csan-vmm in hardware-watchpoint mode), then calls run_vmm and the
+# expect_* checks.  Exit 77 means skipped, and always says why.
 
 : "${top_srcdir:?run through make check}" "${top_builddir:?run through make check}"
 VMM="$top_builddir/csan-vmm"
@@ -18,6 +19,15 @@ trap 'rm -rf "$work"' EXIT
 out="$work/stdout"
 err="$work/stderr"
 carry_files=""
+
+# The watch mode this run tests: run_vmm passes --watch=hw in the "hw"
+# environment, and tests check "watch mode: $watch_mode" and pick their
+# expectations by it where the two modes differ (../shared/ZOO.md).
+watch_mode=soft
+if [ "${CSAN_TEST_ENV:-direct}" = hw ]; then
+	CSAN_TEST_ENV=emuhost
+	watch_mode=hw
+fi
 
 skip() {
 	echo "SKIP: $*"
@@ -78,12 +88,12 @@ run_vmm() {
 		# shellcheck disable=SC2086 # carry_files is a word list
 		"$EMUHOST" --timeout "$VMM_WALL_LIMIT" --file "$VMM" \
 			--file "$GUEST:/csan/src/guest/csan-guest" $carry_files \
-			-- csan-vmm "$@" >"$out" 2>"$err"
+			-- csan-vmm --watch=$watch_mode "$@" >"$out" 2>"$err"
 		rc=$?
 		[ "$rc" != 125 ] || fail "the emulated host failed to run csan-vmm"
 		;;
 	*)
-		timeout "$VMM_WALL_LIMIT" "$VMM" "$@" >"$out" 2>"$err"
+		timeout "$VMM_WALL_LIMIT" "$VMM" --watch=$watch_mode "$@" >"$out" 2>"$err"
 		rc=$?
 		[ "$rc" != 124 ] || fail "csan-vmm still running after ${VMM_WALL_LIMIT}s"
 		;;
@@ -115,6 +125,13 @@ expect_err_in_order() {
 		fail "stderr lacks, in order: $*"
 }
 
+# on_pvm: whether this test's guests run on PVM (kvm_pvm, directly on the
+# team's machines), where guest code at CPL 0 is emulated and guest data
+# watchpoints never fire.  The emulated host always has kvm-amd.
+on_pvm() {
+	[ "${CSAN_TEST_ENV:-direct}" = direct ] && [ -d /sys/module/kvm_pvm ]
+}
+
 # zoo_knobs: extra csan-vmm options for zoo rows.  PVM emulates guest
 # kernel code (~8,600 instrumented accesses/s against millions on real
 # KVM), so at the default skip_watch a row would set up only a handful of
@@ -122,7 +139,20 @@ expect_err_in_order() {
 # race-free rows would prove little.  Watching more often keeps the number
 # of watchpoints per second of guest time comparable.
 zoo_knobs() {
-	if [ "${CSAN_TEST_ENV:-direct}" = direct ] && [ -d /sys/module/kvm_pvm ]; then
+	if on_pvm; then
 		echo "--append=csan.skip_watch=100"
+	fi
+}
+
+# expect_watch_mode: the run was in $watch_mode, and in hw mode the debug
+# registers were really used: the runtime's hw_armed counter and the
+# engine's line both count armed watches.
+expect_watch_mode() {
+	expect_err "^csan-vmm: booting .* watch mode $watch_mode, "
+	if [ "$watch_mode" = hw ]; then
+		expect_err '^csan-vmm: counters: .* hw_armed=[1-9][0-9]* '
+		expect_err '^csan-vmm: hardware watches: [1-9][0-9]* armed, '
+	else
+		expect_err '^csan-vmm: counters: .* hw_armed=0 '
 	fi
 }

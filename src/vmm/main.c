@@ -16,6 +16,7 @@
 #include "vmm/hw_watch.h"
 #include "vmm/guest_path.h"
 #include "vmm/options.h"
+#include "vmm/probe.h"
 #include "vmm/vm.h"
 #include "watch/report_log.h"
 #include "watch/sym.h"
@@ -185,6 +186,15 @@ static int run_guest(const struct options *o, struct elf_guest *g)
 
 	if (pick_scenario(o, g, &scenario))
 		return EXIT_USAGE;
+	/*
+	 * Hardware-watchpoint mode on a KVM whose data breakpoints never reach
+	 * guests (PVM, HOST-FACTS.md) would silently find only what soft mode
+	 * finds: refuse with what the probe saw.
+	 */
+	if (o->watch_hw && probe_data_watchpoints(why, sizeof(why)) != 1) {
+		fprintf(stderr, "csan-vmm: --watch=hw: %s\n", why);
+		return EXIT_USAGE;
+	}
 	if (elf_guest_check_fits(g, o->mem_bytes, why, sizeof(why))) {
 		fprintf(stderr, "csan-vmm: %s\n", why);
 		return EXIT_USAGE;
@@ -244,6 +254,11 @@ int main(int argc, char **argv)
 	if (o.action == OPT_HELP) {
 		options_usage(stdout);
 		return EXIT_CLEAN;
+	}
+	if (o.action == OPT_PROBE) {
+		status = probe_report(stdout, stderr);
+		options_free(&o);
+		return status;
 	}
 	if (hc_report_register() || hc_attach_register() || hw_watch_register()) {
 		fprintf(stderr, "csan-vmm: internal error: cannot register the hypercalls\n");

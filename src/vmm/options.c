@@ -18,6 +18,7 @@ enum {
 	OPTK_VERSION,
 	OPTK_REPORT_JSON,
 	OPTK_WATCH,
+	OPTK_PROBE,
 };
 
 static const struct option long_options[] = {
@@ -30,6 +31,7 @@ static const struct option long_options[] = {
 	{ "report-json", required_argument, NULL, OPTK_REPORT_JSON },
 	{ "watch", required_argument, NULL, OPTK_WATCH },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "probe", no_argument, NULL, OPTK_PROBE },
 	{ "version", no_argument, NULL, OPTK_VERSION },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -59,6 +61,9 @@ void options_usage(FILE *f)
 		"                        every vCPU (needs a host whose KVM delivers guest\n"
 		"                        data breakpoints: see --probe)\n"
 		"  -q, --quiet           print only the guest console and findings\n"
+		"      --probe           check what this host's KVM can do (debug\n"
+		"                        registers for hardware-watchpoint mode), then\n"
+		"                        exit: 0 available, 2 not\n"
 		"      --version         print the version and the guest ABI\n"
 		"  -h, --help            print this help\n"
 		"\n"
@@ -222,6 +227,7 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 	case 'q': o->quiet = true; return 0;
 	case 'h': o->action = OPT_HELP; return 0;
 	case OPTK_VERSION: o->action = OPT_VERSION; return 0;
+	case OPTK_PROBE: o->action = OPT_PROBE; return 0;
 	default: return -EINVAL; /* getopt already said what was wrong */
 	}
 }

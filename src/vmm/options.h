@@ -16,6 +16,7 @@ enum opt_action {
 	OPT_HELP,
 	OPT_VERSION,
 	OPT_LIST_SCENARIOS,
+	OPT_PROBE, /* --probe: what this host's KVM can do */
 };
 
 struct options {

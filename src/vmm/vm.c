@@ -55,14 +55,13 @@ uint64_t vm_ram_size(const struct vm *vm)
 	return vm->ram_size;
 }
 
-static int kvm_open(struct vm *vm, char *why, size_t whylen)
+int vm_open_kvm(char *why, size_t whylen)
 {
-	int api;
+	int fd, api, e;
 
-	vm->kvm_fd = open(KVM_DEVICE, O_RDWR | O_CLOEXEC);
-	if (vm->kvm_fd < 0) {
-		int e = errno;
-
+	fd = open(KVM_DEVICE, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
 		if (e == ENOENT)
 			snprintf(
 				why, whylen,
@@ -83,12 +82,23 @@ static int kvm_open(struct vm *vm, char *why, size_t whylen)
 				 strerror(e));
 		return -e;
 	}
-	api = ioctl(vm->kvm_fd, KVM_GET_API_VERSION, 0);
+	api = ioctl(fd, KVM_GET_API_VERSION, 0);
 	if (api != KVM_API_VERSION) {
 		snprintf(why, whylen, KVM_DEVICE " speaks KVM API version %d; csan-vmm needs %d",
 			 api, KVM_API_VERSION);
+		close(fd);
 		return -ENOTSUP;
 	}
+	return fd;
+}
+
+static int kvm_open(struct vm *vm, char *why, size_t whylen)
+{
+	int fd = vm_open_kvm(why, whylen);
+
+	if (fd < 0)
+		return fd;
+	vm->kvm_fd = fd;
 	return 0;
 }
 
@@ -134,25 +144,24 @@ static int kvm_check(struct vm *vm, const struct vm_config *cfg, char *why, size
 	return 0;
 }
 
-/* The x86 odds and ends a VM needs before its vCPUs exist. */
-static int vm_setup_arch(struct vm *vm, char *why, size_t whylen)
+int vm_setup_arch(int kvm_fd, int vm_fd, char *why, size_t whylen)
 {
 	struct kvm_enable_cap cap = { .cap = KVM_CAP_EXIT_ON_EMULATION_FAILURE, .args = { 1 } };
 	uint64_t idmap = VM_IDENTITY_MAP_GPA;
 
-	if (ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_SET_TSS_ADDR) > 0 &&
-	    ioctl(vm->vm_fd, KVM_SET_TSS_ADDR, (unsigned long)VM_TSS_GPA) < 0) {
+	if (ioctl(kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_SET_TSS_ADDR) > 0 &&
+	    ioctl(vm_fd, KVM_SET_TSS_ADDR, (unsigned long)VM_TSS_GPA) < 0) {
 		snprintf(why, whylen, "KVM_SET_TSS_ADDR failed: %s", strerror(errno));
 		return -errno;
 	}
-	if (ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_SET_IDENTITY_MAP_ADDR) > 0 &&
-	    ioctl(vm->vm_fd, KVM_SET_IDENTITY_MAP_ADDR, &idmap) < 0) {
+	if (ioctl(kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_SET_IDENTITY_MAP_ADDR) > 0 &&
+	    ioctl(vm_fd, KVM_SET_IDENTITY_MAP_ADDR, &idmap) < 0) {
 		snprintf(why, whylen, "KVM_SET_IDENTITY_MAP_ADDR failed: %s", strerror(errno));
 		return -errno;
 	}
 	/* Optional: emulation failures then exit with the instruction bytes. */
-	if (ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_EXIT_ON_EMULATION_FAILURE) > 0 &&
-	    ioctl(vm->vm_fd, KVM_ENABLE_CAP, &cap) < 0) {
+	if (ioctl(kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_EXIT_ON_EMULATION_FAILURE) > 0 &&
+	    ioctl(vm_fd, KVM_ENABLE_CAP, &cap) < 0) {
 		snprintf(why, whylen, "enabling KVM_CAP_EXIT_ON_EMULATION_FAILURE failed: %s",
 			 strerror(errno));
 		return -errno;
@@ -252,7 +261,7 @@ int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t wh
 		snprintf(why, whylen, "KVM_CREATE_VM failed: %s", strerror(errno));
 		goto err;
 	}
-	r = vm_setup_arch(vm, why, whylen);
+	r = vm_setup_arch(vm->kvm_fd, vm->vm_fd, why, whylen);
 	if (r)
 		goto err;
 	r = vm_setup_memory(vm, cfg->mem_bytes, why, whylen);

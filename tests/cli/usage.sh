@@ -8,7 +8,7 @@ run_cli() {
 
 run_cli --help
 expect_rc 0
-for opt in --cpus --memory --append --scenario --timeout --seed --report-json --quiet --version; do
+for opt in --cpus --memory --append --scenario --timeout --seed --report-json --quiet --probe --version; do
 	expect_out -- "$opt"
 done
 

@@ -65,6 +65,7 @@ static void test_values(void)
 	CHECK(PARSE(&o, msg, "--scenario=list") == 0 && o.action == OPT_LIST_SCENARIOS);
 	CHECK(PARSE(&o, msg, "--help") == 0 && o.action == OPT_HELP);
 	CHECK(PARSE(&o, msg, "--version") == 0 && o.action == OPT_VERSION);
+	CHECK(PARSE(&o, msg, "--probe") == 0 && o.action == OPT_PROBE);
 	CHECK(PARSE(&o, msg, "-c", "64") == 0 && o.cpus == CSAN_MAX_CPUS);
 }
 

@@ -15,7 +15,7 @@ expect_err_in_order '^==========================================================
 	'^(read|write) to 0x[0-9a-f]+ of 8 bytes by task [0-9]+ on cpu [0-9]+:$' \
 	'^ counter_nolock_inc\+0x[0-9a-f]+/0x[0-9a-f]+ .*scenarios/counter-nolock\.c:[0-9]+$' \
 	'^value changed: 0x[0-9a-f]+ -> 0x[0-9a-f]+$' \
-	'watch mode: soft' \
+	"watch mode: $watch_mode" \
 	'race summary: [0-9]+ distinct race' \
 	'data-race in counter_nolock_inc / counter_nolock_inc' \
 	'^csan-vmm: counters: .*setup_watchpoints=[1-9][0-9]* .*reports=[1-9]'
@@ -24,5 +24,6 @@ expect_err_in_order '^==========================================================
 if [ "$CSAN_TEST_ENV" = direct ]; then
 	expect_out '^\{"type":"report",.*"signature":"data-race:counter_nolock_inc/counter_nolock_inc"'
 fi
+expect_watch_mode
 # Runtime frames never reach the report.
 ! grep -Eq '^ (csan_check|csan_watch|__tsan_)' "$err" || fail "runtime frames in the report"
