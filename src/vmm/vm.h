@@ -29,6 +29,7 @@ enum vm_end {
 	VM_END_TIMEOUT,	   /* cfg.timeout_s elapsed */
 	VM_END_SIGNAL,	   /* SIGINT or SIGTERM; signal holds which */
 	VM_END_HOST_ERROR, /* a KVM ioctl failed under the guest */
+	VM_END_QUIT,	   /* the user asked: Ctrl-a x or the control socket's quit */
 };
 
 struct vm_outcome {
@@ -78,6 +79,16 @@ struct vm {
 	/* The guest runtime's control block (CSAN_HC_ATTACH), in guest RAM; NULL until attached. */
 	struct csan_control *control;
 	unsigned control_ncounters; /* checked at attach; reads stay below it */
+	unsigned control_size;	    /* atomic: bytes of the block, 0 until attached */
+
+	/*
+	 * Watch mode (watch_mode.c): watch_hw is the mode asked for (atomic,
+	 * 1 = hw), mirrored into control->watch_hw once the guest attached.
+	 * hw_unavailable says why this host cannot run hw mode, as main found
+	 * at start-up; empty when it can.
+	 */
+	int watch_hw;
+	char hw_unavailable[256];
 
 	/* Debug mode: ports and MMIO pages already reported (atomic bytes). */
 	uint8_t port_seen[65536];
