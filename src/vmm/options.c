@@ -72,10 +72,10 @@ void options_usage(FILE *f)
 		"      --version         print the version and the guest ABI\n"
 		"  -h, --help            print this help\n"
 		"\n"
-		"Exit status: 0 the guest finished (or was told to quit) and nothing\n"
-		"was reported; 1 the same, but races were reported; 2 usage, configuration or\n"
-		"host error; 3 the guest failed (exception, triple fault, panic,\n"
-		"timeout); 130 interrupted.  See csan-vmm(1).\n",
+		"Exit status: 0 the guest finished (or was told to quit) and\n"
+		"nothing was reported; 1 the same, but races were reported; 2 usage,\n"
+		"configuration or host error; 3 the guest failed (exception, triple\n"
+		"fault, panic, timeout); 130 interrupted.  See csan-vmm(1).\n",
 		CSAN_MAX_CPUS, OPT_DEFAULT_CPUS, OPT_DEFAULT_SCENARIO);
 }
 
