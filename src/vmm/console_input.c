@@ -40,8 +40,8 @@ static int tty_fd = -1;
 static volatile sig_atomic_t tty_changed;
 
 /* Signals that end the process while the terminal may be raw. */
-static const int fatal_signals[] = { SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGABRT,
-				     SIGSEGV, SIGBUS, SIGFPE, SIGILL };
+static const int fatal_signals[] = { SIGHUP,  SIGINT, SIGTERM, SIGQUIT, SIGABRT,
+				     SIGSEGV, SIGBUS, SIGFPE,  SIGILL };
 static struct sigaction fatal_saved[sizeof(fatal_signals) / sizeof(fatal_signals[0])];
 
 /* Async-signal-safe: tcsetattr is on POSIX's list. */

@@ -15,8 +15,8 @@
 /* No command has more words than "set KNOB VALUE"; one more catches extras. */
 #define CONTROL_MAX_WORDS 4
 
-#define NOT_ATTACHED                                                                   \
-	"the guest runtime has not attached its control block yet; try again once the " \
+#define NOT_ATTACHED                                                                               \
+	"the guest runtime has not attached its control block yet; try again once the "            \
 	"guest has started (its 'csan: soft watchpoints' line)"
 
 /* Split @buf in place into at most CONTROL_MAX_WORDS words; returns how many. */
@@ -197,9 +197,7 @@ enum control_after control_run(struct vm *vm, const struct control_cmd *cmd, FIL
 		else
 			fprintf(reply, "%s=%" PRIu32 "\nok\n", cmd->knob->name, cmd->value);
 		break;
-	case CONTROL_QUIT:
-		fprintf(reply, "ok\n");
-		return CONTROL_END_RUN;
+	case CONTROL_QUIT: fprintf(reply, "ok\n"); return CONTROL_END_RUN;
 	}
 	return CONTROL_CONTINUE;
 }

@@ -22,7 +22,7 @@
 
 /* Clients served at once; more wait in the listen backlog. */
 #define CONTROL_MAX_CLIENTS 4
-#define CONTROL_BACKLOG 8
+#define CONTROL_BACKLOG	    8
 
 struct control_client {
 	int fd;		 /* -1: free slot */
@@ -283,8 +283,9 @@ static void *control_thread(void *arg)
 		if (poll(pfd, 2 + CONTROL_MAX_CLIENTS, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			fprintf(stderr, "csan-vmm: --control: poll failed: %s; the socket stops "
-					"serving\n",
+			fprintf(stderr,
+				"csan-vmm: --control: poll failed: %s; the socket stops "
+				"serving\n",
 				strerror(errno));
 			return NULL;
 		}
@@ -336,7 +337,8 @@ void control_server_close(struct control_server *s)
 			client_close(&s->clients[i]);
 	if (s->listen_fd >= 0) {
 		close(s->listen_fd);
-		if (s->ino && lstat(s->path, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino)
+		if (s->ino && lstat(s->path, &st) == 0 && st.st_dev == s->dev &&
+		    st.st_ino == s->ino)
 			unlink(s->path);
 	}
 	if (s->wake_fd >= 0)

@@ -16,10 +16,15 @@ enum escape_action escape_feed(struct escape_state *st, uint8_t byte, uint8_t *i
 	st->after_escape = false;
 	switch (byte) {
 	case ESCAPE_CHAR: *input = ESCAPE_CHAR; return ESCAPE_INPUT;
-	case 'h': case 'H': case '?': return ESCAPE_HELP;
-	case 'w': case 'W': return ESCAPE_WATCH;
-	case 's': case 'S': return ESCAPE_STATS;
-	case 'x': case 'X': return ESCAPE_QUIT;
+	case 'h':
+	case 'H':
+	case '?': return ESCAPE_HELP;
+	case 'w':
+	case 'W': return ESCAPE_WATCH;
+	case 's':
+	case 'S': return ESCAPE_STATS;
+	case 'x':
+	case 'X': return ESCAPE_QUIT;
 	default: return ESCAPE_UNKNOWN;
 	}
 }

@@ -10,13 +10,13 @@
 #define ESCAPE_CHAR 0x01
 
 enum escape_action {
-	ESCAPE_NONE,	  /* nothing yet: the byte started an escape */
-	ESCAPE_INPUT,	  /* a byte for the guest (also Ctrl-a Ctrl-a's literal Ctrl-a) */
-	ESCAPE_HELP,	  /* Ctrl-a h */
-	ESCAPE_WATCH,	  /* Ctrl-a w: toggle hw/soft */
-	ESCAPE_STATS,	  /* Ctrl-a s */
-	ESCAPE_QUIT,	  /* Ctrl-a x */
-	ESCAPE_UNKNOWN,	  /* Ctrl-a and a key with no meaning */
+	ESCAPE_NONE,	/* nothing yet: the byte started an escape */
+	ESCAPE_INPUT,	/* a byte for the guest (also Ctrl-a Ctrl-a's literal Ctrl-a) */
+	ESCAPE_HELP,	/* Ctrl-a h */
+	ESCAPE_WATCH,	/* Ctrl-a w: toggle hw/soft */
+	ESCAPE_STATS,	/* Ctrl-a s */
+	ESCAPE_QUIT,	/* Ctrl-a x */
+	ESCAPE_UNKNOWN, /* Ctrl-a and a key with no meaning */
 };
 
 struct escape_state {

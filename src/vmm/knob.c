@@ -19,9 +19,9 @@ static const struct knob knobs[] = { CSAN_KNOB_LIST(KNOB_ENTRY) };
  * before counters[]); a knob appended after that would need a check
  * against the attached size before the host may touch it.
  */
-#define KNOB_CHECK_IN_HEAD(field, maximum)                                                  \
-	_Static_assert(offsetof(struct csan_control, field) + sizeof(uint32_t) <=           \
-			       offsetof(struct csan_control, counters),                     \
+#define KNOB_CHECK_IN_HEAD(field, maximum)                                                         \
+	_Static_assert(offsetof(struct csan_control, field) + sizeof(uint32_t) <=                  \
+			       offsetof(struct csan_control, counters),                            \
 		       "knob " #field " lies outside the checked head of csan_control");
 CSAN_KNOB_LIST(KNOB_CHECK_IN_HEAD)
 #undef KNOB_CHECK_IN_HEAD

@@ -63,8 +63,8 @@ static void test_parse(void)
 	CHECK(control_parse("help", &c, why, sizeof(why)) == 0 && c.verb == CONTROL_HELP);
 	CHECK(control_parse("quit", &c, why, sizeof(why)) == 0 && c.verb == CONTROL_QUIT);
 	CHECK(control_parse("get", &c, why, sizeof(why)) == 0 && c.verb == CONTROL_GET_ALL);
-	CHECK(control_parse("get skip_watch", &c, why, sizeof(why)) == 0 &&
-	      c.verb == CONTROL_GET && c.knob == knob_find("skip_watch"));
+	CHECK(control_parse("get skip_watch", &c, why, sizeof(why)) == 0 && c.verb == CONTROL_GET &&
+	      c.knob == knob_find("skip_watch"));
 	CHECK(control_parse("set udelay_task 0x20", &c, why, sizeof(why)) == 0 &&
 	      c.verb == CONTROL_SET && c.knob == knob_find("udelay_task") && c.value == 32);
 
@@ -121,8 +121,10 @@ static void test_commands(void)
 	char why[512];
 
 	/* Before the guest attaches: the mode is kept, knobs cannot be reached. */
-	CHECK_CONTAINS(run(vm, "get skip_watch", &after), "error: the guest runtime has not attached");
-	CHECK_CONTAINS(run(vm, "set skip_watch 5", &after), "error: the guest runtime has not attached");
+	CHECK_CONTAINS(run(vm, "get skip_watch", &after),
+		       "error: the guest runtime has not attached");
+	CHECK_CONTAINS(run(vm, "set skip_watch 5", &after),
+		       "error: the guest runtime has not attached");
 	CHECK_CONTAINS(run(vm, "stats", &after), "error: the guest runtime has not attached");
 	CHECK(strcmp(run(vm, "watch hw", &after), "watch=hw\nok\n") == 0);
 	CHECK(watch_mode_hw(vm) && block.watch_hw == 0);
@@ -143,7 +145,7 @@ static void test_commands(void)
 	CHECK_CONTAINS(run(vm, "get", &after), "enabled=0\nskip_watch=100\nudelay_task=0\n");
 	CHECK_CONTAINS(run(vm, "get", &after), "report_unknown_origin=0\nok\n");
 	CHECK_CONTAINS(run(vm, "stats", &after), "csan-vmm: counters: used_watchpoints=0 "
-						  "setup_watchpoints=7 ");
+						 "setup_watchpoints=7 ");
 	CHECK_CONTAINS(run(vm, "help", &after), "set KNOB VALUE");
 	CHECK_CONTAINS(run(vm, "set enabled 3", &after), "error: enabled: '3' is out of range");
 	CHECK(after == CONTROL_CONTINUE);

@@ -2,7 +2,8 @@
 # s counters, w watch mode, an unknown key, a plain key (dropped, said
 # once), x quit with status 0; first from a FIFO with --console-escapes=on,
 # then on a terminal (util-linux script(1) makes a pty) in the default
-# auto mode, which must leave the terminal as it found it.
+# auto mode, which must leave the terminal as it found it.  A guest that
+# finishes by itself ends the run although the key reader still waits.
 . "$top_srcdir/tests/lib.sh"
 require_vm_env
 script_bin=$(command -v script) || skip "util-linux script(1) not found (it provides the pty)"
@@ -19,6 +20,11 @@ check_session() {
 	expect_out '^vmm rc=0'
 	[ "$(grep -c 'do not reach the guest' "$out")" = 1 ] || fail "the dropped-key note is not said exactly once"
 }
+
+run_helper console-session exit
+expect_rc 0
+expect_out '^vmm rc=0$'
+expect_out '^csan-result: scenario=selftest status=pass '
 
 run_helper console-session pipe
 expect_rc 0
