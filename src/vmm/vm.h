@@ -85,7 +85,8 @@ struct vm {
 	 * Watch mode (watch_mode.c): watch_hw is the mode asked for (atomic,
 	 * 1 = hw), mirrored into control->watch_hw once the guest attached.
 	 * hw_unavailable says why this host cannot run hw mode, as main found
-	 * at start-up; empty when it can.
+	 * at start-up; empty when it can.  main fills it before any thread
+	 * that switches modes starts; read-only after that.
 	 */
 	int watch_hw;
 	char hw_unavailable[256];
