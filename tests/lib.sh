@@ -93,9 +93,39 @@ run_vmm() {
 		[ "$rc" != 125 ] || fail "the emulated host failed to run csan-vmm"
 		;;
 	*)
-		timeout "$VMM_WALL_LIMIT" "$VMM" --watch=$watch_mode "$@" >"$out" 2>"$err"
+		# Not the terminal make check runs on: its keys are not the test's.
+		timeout "$VMM_WALL_LIMIT" "$VMM" --watch=$watch_mode "$@" </dev/null >"$out" 2>"$err"
 		rc=$?
 		[ "$rc" != 124 ] || fail "csan-vmm still running after ${VMM_WALL_LIMIT}s"
+		;;
+	esac
+}
+
+# run_helper NAME ARGS...: run the shell script tests/helpers/NAME.sh in
+# this test's environment as "sh NAME.sh VMM DIR ARGS...", where VMM is
+# csan-vmm there and DIR a fresh scratch directory there; sets $rc and fills
+# $out/$err.  Helpers use busybox sh and tools only, so they run inside
+# the emulated host as well.
+run_helper() {
+	helper="$top_srcdir/tests/helpers/$1.sh"
+	shift
+	case "${CSAN_TEST_ENV:-direct}" in
+	emuhost)
+		# shellcheck disable=SC2086 # carry_files is a word list
+		"$EMUHOST" --timeout "$VMM_WALL_LIMIT" --file "$VMM" \
+			--file "$GUEST:/csan/src/guest/csan-guest" \
+			--file "$top_srcdir/tests/helpers" $carry_files \
+			-- sh "/csan/helpers/$(basename "$helper")" /csan/csan-vmm /tmp "$@" \
+			>"$out" 2>"$err"
+		rc=$?
+		[ "$rc" != 125 ] || fail "the emulated host failed to run $helper"
+		;;
+	*)
+		hdir=$(mktemp -d "$work/helper.XXXXXX") || exit 99
+		timeout "$VMM_WALL_LIMIT" sh "$helper" "$VMM" "$hdir" "$@" \
+			</dev/null >"$out" 2>"$err"
+		rc=$?
+		[ "$rc" != 124 ] || fail "$helper still running after ${VMM_WALL_LIMIT}s"
 		;;
 	esac
 }

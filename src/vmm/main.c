@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include "csan/abi.h"
+#include "vmm/console_input.h"
+#include "vmm/control_client.h"
+#include "vmm/control_server.h"
 #include "vmm/elf_guest.h"
 #include "vmm/hc_attach.h"
 #include "vmm/hc_report.h"
@@ -18,11 +21,17 @@
 #include "vmm/options.h"
 #include "vmm/probe.h"
 #include "vmm/vm.h"
+#include "vmm/watch_mode.h"
 #include "watch/report_log.h"
 #include "watch/sym.h"
 #include "watch/unwind.h"
 
-/* Exit statuses, documented in --help, csan-vmm(1) and the README. */
+/*
+ * Exit statuses, documented in --help, csan-vmm(1) and the README.  A quit
+ * asked for by the user (Ctrl-a x, the control socket's quit) is the
+ * normal way to end a guest that never exits by itself, so it answers the
+ * question a run asks, like a guest that finished: races or none.
+ */
 enum {
 	EXIT_CLEAN = 0,
 	EXIT_RACES = 1,
@@ -155,6 +164,10 @@ static int exit_status(const struct vm_outcome *out, uint64_t races, bool quiet)
 		fprintf(stderr, "csan-vmm: guest reported failure (exit status %d)\n",
 			out->guest_status);
 		return EXIT_GUEST_FAILED;
+	case VM_END_QUIT:
+		fprintf(stderr, "csan-vmm: stopped on request (quit), %" PRIu64 " race report%s\n",
+			races, races == 1 ? "" : "s");
+		return races ? EXIT_RACES : EXIT_CLEAN;
 	case VM_END_SIGNAL:
 		fprintf(stderr, "csan-vmm: stopped by %s\n", strsignal(out->signal));
 		return EXIT_INTERRUPTED;
@@ -182,25 +195,38 @@ static int run_guest(const struct options *o, struct elf_guest *g)
 	char why[WHY_LEN];
 	char *cmdline = NULL;
 	struct vm *vm = NULL;
+	struct control_server *control = NULL;
+	struct console_input *console = NULL;
+	char hw_why[256];
+	bool probe_ok;
 	int status = EXIT_USAGE;
 
 	if (pick_scenario(o, g, &scenario))
 		return EXIT_USAGE;
 	/*
-	 * Hardware-watchpoint mode on a KVM whose data breakpoints never reach
-	 * guests (PVM, HOST-FACTS.md) would silently find only what soft mode
-	 * finds: refuse with what the probe saw.
+	 * Can this host do hardware-watchpoint mode?  A few milliseconds in a
+	 * throw-away VM.  --watch=hw where guest data breakpoints never fire
+	 * (PVM, HOST-FACTS.md) would silently find only what soft mode finds:
+	 * refuse with what the probe saw.  Otherwise the finding is kept for
+	 * the run-time toggle.
 	 */
-	if (o->watch_hw && probe_data_watchpoints(why, sizeof(why)) != 1) {
-		fprintf(stderr, "csan-vmm: --watch=hw: %s\n", why);
+	probe_ok = probe_data_watchpoints(hw_why, sizeof(hw_why)) == 1;
+	if (!probe_ok && o->watch_hw) {
+		fprintf(stderr, "csan-vmm: --watch=hw: %s\n", hw_why);
 		return EXIT_USAGE;
 	}
-	if (elf_guest_check_fits(g, o->mem_bytes, why, sizeof(why))) {
+	/* Before anything boots, so a bad --control path costs nothing. */
+	if (o->control_path && control_server_open(o->control_path, &control, why, sizeof(why))) {
 		fprintf(stderr, "csan-vmm: %s\n", why);
 		return EXIT_USAGE;
 	}
+	memset(&pipe, 0, sizeof(pipe));
+	if (elf_guest_check_fits(g, o->mem_bytes, why, sizeof(why))) {
+		fprintf(stderr, "csan-vmm: %s\n", why);
+		goto out;
+	}
 	if (pipeline_open(&pipe, o, g->path))
-		return EXIT_USAGE;
+		goto out;
 	cmdline = options_guest_cmdline(o, scenario);
 	if (!cmdline) {
 		fprintf(stderr, "csan-vmm: out of memory\n");
@@ -215,7 +241,20 @@ static int run_guest(const struct options *o, struct elf_guest *g)
 	vm->sym = pipe.sym;
 	vm->unw = pipe.unw;
 	vm->reports = pipe.log;
-	vm->watch_hw = o->watch_hw;
+	if (probe_ok)
+		vm->hw_unavailable[0] = '\0';
+	else
+		snprintf(vm->hw_unavailable, sizeof(vm->hw_unavailable), "%s", hw_why);
+	if (o->watch_hw && watch_mode_set(vm, true, why, sizeof(why))) {
+		fprintf(stderr, "csan-vmm: --watch=hw: %s\n", why);
+		goto out;
+	}
+	if ((control && control_server_start(control, vm, why, sizeof(why))) ||
+	    console_input_start(vm, STDIN_FILENO, o->console_escapes, &console, why,
+				sizeof(why))) {
+		fprintf(stderr, "csan-vmm: %s\n", why);
+		goto out;
+	}
 	if (!o->quiet)
 		fprintf(stderr, "csan-vmm: booting %s on %u vCPU%s, %" PRIu64 " MiB, "
 				"watch mode %s, command line \"%s\"\n",
@@ -225,6 +264,11 @@ static int run_guest(const struct options *o, struct elf_guest *g)
 		status = EXIT_USAGE;
 		goto out;
 	}
+	/* The terminal back to normal before the summary; no more commands. */
+	console_input_stop(console);
+	console = NULL;
+	control_server_close(control);
+	control = NULL;
 	/* Every vCPU has stopped: the log is complete, whatever ended the run. */
 	report_log_summary(pipe.log);
 	if (!o->quiet) {
@@ -233,6 +277,8 @@ static int run_guest(const struct options *o, struct elf_guest *g)
 	}
 	status = exit_status(&out, report_log_total(pipe.log), o->quiet);
 out:
+	console_input_stop(console);
+	control_server_close(control);
 	if (vm)
 		vm_destroy(vm);
 	pipeline_close(&pipe);
@@ -263,6 +309,11 @@ int main(int argc, char **argv)
 	if (hc_report_register() || hc_attach_register() || hw_watch_register()) {
 		fprintf(stderr, "csan-vmm: internal error: cannot register the hypercalls\n");
 		return EXIT_USAGE;
+	}
+	if (o.action == OPT_SEND) {
+		status = control_client_send(o.control_path, o.sends, o.nsends);
+		options_free(&o);
+		return status;
 	}
 	if (o.action == OPT_VERSION) {
 		printf("%s %s (guest ABI %d)\n", PACKAGE_NAME, PACKAGE_VERSION,

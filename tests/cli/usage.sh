@@ -8,7 +8,8 @@ run_cli() {
 
 run_cli --help
 expect_rc 0
-for opt in --cpus --memory --append --scenario --timeout --seed --report-json --quiet --probe --version; do
+for opt in --cpus --memory --append --scenario --timeout --seed --report-json --control \
+	--send --console-escapes --watch --quiet --probe --version; do
 	expect_out -- "$opt"
 done
 
@@ -36,6 +37,10 @@ bad --seed --seed=abc
 bad "unknown option" --frobnicate
 bad "needs a value" --cpus
 bad "unexpected argument" a.elf b.elf
+bad --console-escapes --console-escapes=maybe
+bad --send --send=stats
+bad --send --control=/tmp/x --send=
+bad --control --control=
 
 run_cli /nonexistent/guest.elf
 expect_rc 2
