@@ -186,3 +186,27 @@ expect_watch_mode() {
 		expect_err '^csan-vmm: counters: .* hw_armed=0 '
 	fi
 }
+
+# expect_at_most_unknown_origin FUNC FILE: for rows whose soft-mode
+# outcome is "nothing, or a single-stack unknown-origin report": either
+# no report and exit status 0, or exit status 1 and only reports that are
+# "race at unknown origin" with one stack, its access in FUNC at FILE:line.
+# Anything else (a second stack, another title) fails.
+expect_at_most_unknown_origin() {
+	if ! grep -q '^BUG: KCSAN' "$err"; then
+		expect_rc 0
+		return
+	fi
+	expect_rc 1
+	! grep -E '^BUG: KCSAN' "$err" |
+		grep -Evq "^BUG: KCSAN: data-race in $1\\+0x[0-9a-f]+/0x[0-9a-f]+\$" ||
+		fail "a report other than an unknown-origin one in $1"
+	# An access line without the unknown-origin lead is a second stack.
+	! grep -Eq '^(read|write|read-write|assert)[a-z() -]* to 0x[0-9a-f]+ of [0-9]+ bytes by ' "$err" ||
+		fail "a report with a known origin"
+	[ "$(grep -c '^BUG: KCSAN' "$err")" = \
+		"$(grep -Ec '^race at unknown origin, with .* to 0x[0-9a-f]+ of [0-9]+ bytes by (task [0-9]+|interrupt) on cpu [0-9]+:$' "$err")" ] ||
+		fail "a report without its single unknown-origin access"
+	expect_err_in_order '^race at unknown origin, with ' \
+		"^ $1\\+0x[0-9a-f]+/0x[0-9a-f]+ .*$2:[0-9]+\$" 'watch mode: soft'
+}

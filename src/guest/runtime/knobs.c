@@ -65,6 +65,20 @@ int csan_knob_known(const char *name)
 	return knob_find(name, len) != NULL;
 }
 
+bool csan_knob_get(const char *name, uint32_t *value)
+{
+	const struct knob *k;
+	size_t len = 0;
+
+	while (name[len])
+		len++;
+	k = knob_find(name, len);
+	if (!k)
+		return false;
+	*value = CSAN_READ(*(const uint32_t *)((const char *)&csan_control + k->offset));
+	return true;
+}
+
 /* Decimal or 0x-hex, or y/n for booleans as Linux module parameters take them. */
 static bool parse_value(const char *s, size_t len, uint64_t *out)
 {
