@@ -210,3 +210,21 @@ expect_at_most_unknown_origin() {
 	expect_err_in_order '^race at unknown origin, with ' \
 		"^ $1\\+0x[0-9a-f]+/0x[0-9a-f]+ .*$2:[0-9]+\$" 'watch mode: soft'
 }
+
+# expect_irq_same_cpu_report HANDLER TASKFN HANDLER_FILE TASK_FILE: a data
+# race between interrupt handler HANDLER ("by interrupt", its stack
+# through interrupt_dispatch) and task function TASKFN, both on the same
+# CPU, each symbolized to its file (EREs) and line, in $watch_mode.
+expect_irq_same_cpu_report() {
+	expect_err_in_order "^BUG: KCSAN: data-race in $1 / $2\$" \
+		'^write to 0x[0-9a-f]+ of 8 bytes by interrupt on cpu [0-9]+:$' \
+		"^ $1\\+0x[0-9a-f]+/0x[0-9a-f]+ .*$3:[0-9]+\$" \
+		'^ interrupt_dispatch\+' \
+		'^read to 0x[0-9a-f]+ of 8 bytes by task [0-9]+ on cpu [0-9]+:$' \
+		"^ $2\\+0x[0-9a-f]+/0x[0-9a-f]+ .*$4:[0-9]+\$" \
+		"watch mode: $watch_mode"
+	# Same CPU on both sides: the race is with this CPU's own interrupt.
+	cpus=$(sed -n "/^BUG: KCSAN: data-race in $1 /,/^Reported by/p" "$err" |
+		sed -n 's/^.* bytes by .* on cpu \([0-9]*\):$/\1/p' | sort -u | wc -l)
+	[ "$cpus" = 1 ] || fail "the two sides are on different CPUs"
+}

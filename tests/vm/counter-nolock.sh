@@ -6,7 +6,7 @@
 require_vm_env
 run_vmm $(zoo_knobs) --scenario=counter-nolock --timeout=120 --report-json=/dev/stdout
 expect_rc 1
-expect_out '^csan-result: scenario=counter-nolock status=pass expect=data-race mode=soft .*expected_reports=[1-9][0-9]* .*matched=yes'
+expect_out '^csan-result: scenario=counter-nolock status=pass expect=data-race mode='"$watch_mode"' .*expected_reports=[1-9][0-9]* .*matched=yes'
 expect_err_in_order '^==================================================================$' \
 	'^BUG: KCSAN: data-race in counter_nolock_inc / counter_nolock_inc$' \
 	'^(read|write) to 0x[0-9a-f]+ of 8 bytes by task [0-9]+ on cpu [0-9]+:$' \

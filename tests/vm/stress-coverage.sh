@@ -7,14 +7,15 @@
 require_vm_env
 run_vmm $(zoo_knobs) --scenario=stress-coverage --timeout=120
 expect_rc 1
-expect_out '^csan-result: scenario=stress-coverage status=pass expect=assert mode=soft .*expected_reports=[1-9][0-9]* .*matched=yes pairs_seen=3/3 pairs=stress_xor_shift/stress_update,stress_xor_shift/stress_read,stress_update/stress_read$'
+expect_out '^csan-result: scenario=stress-coverage status=pass expect=assert mode='"$watch_mode"' .*expected_reports=[1-9][0-9]* .*matched=yes pairs_seen=3/3 pairs=stress_xor_shift/stress_update,stress_xor_shift/stress_read,stress_update/stress_read$'
 for pair in 'stress_update / stress_xor_shift' 'stress_read / stress_xor_shift' \
 	'stress_read / stress_update'; do
 	a=${pair% / *} b=${pair#* / }
 	expect_err_in_order "^BUG: KCSAN: assert: race in $pair\$" \
 		"^ ($a|$b)\\+0x[0-9a-f]+/0x[0-9a-f]+ .*scenarios/stress-coverage\\.c:[0-9]+\$" \
 		"^ ($a|$b)\\+0x[0-9a-f]+/0x[0-9a-f]+ .*scenarios/stress-coverage\\.c:[0-9]+\$" \
-		'watch mode: soft'
+		"watch mode: $watch_mode"
 done
 # Only assertions: the functions' own accesses are marked or data_race().
 ! grep -E '^BUG: KCSAN' "$err" | grep -vq 'assert: race' || fail "a report that is not an assertion"
+expect_watch_mode
