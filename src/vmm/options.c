@@ -19,6 +19,8 @@ enum {
 	OPTK_REPORT_JSON,
 	OPTK_WATCH,
 	OPTK_PROBE,
+	OPTK_COMPARE,
+	OPTK_COMPARE_JSON,
 };
 
 static const struct option long_options[] = {
@@ -30,6 +32,8 @@ static const struct option long_options[] = {
 	{ "seed", required_argument, NULL, OPTK_SEED },
 	{ "report-json", required_argument, NULL, OPTK_REPORT_JSON },
 	{ "watch", required_argument, NULL, OPTK_WATCH },
+	{ "compare", no_argument, NULL, OPTK_COMPARE },
+	{ "compare-json", required_argument, NULL, OPTK_COMPARE_JSON },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "probe", no_argument, NULL, OPTK_PROBE },
 	{ "version", no_argument, NULL, OPTK_VERSION },
@@ -49,7 +53,8 @@ void options_usage(FILE *f)
 		"                        is MiB (default 64M, at least 16M, below 3G)\n"
 		"  -a, --append=STRING   add STRING to the guest command line\n"
 		"  -s, --scenario=NAME   run scenario NAME of the bundled guest\n"
-		"                        (default %s); --scenario=list lists them\n"
+		"                        (default %s); --scenario=list lists them;\n"
+		"                        with --compare, --scenario=all runs each one\n"
 		"      --timeout=SECONDS stop a guest still running after SECONDS\n"
 		"                        (exit status 3; default 0, no limit)\n"
 		"      --seed=N          seed for the guest's randomness (default:\n"
@@ -60,7 +65,16 @@ void options_usage(FILE *f)
 		"                        hw: also back each one with debug registers on\n"
 		"                        every vCPU (needs a host whose KVM delivers guest\n"
 		"                        data breakpoints: see --probe)\n"
-		"  -q, --quiet           print only the guest console and findings\n"
+		"      --compare         run the guest twice, in soft then in hw mode, with\n"
+		"                        the same seed and --timeout, and print a table of\n"
+		"                        each race: which mode found it, how often, how\n"
+		"                        soon, what saw the other side; then the totals and\n"
+		"                        the hw/soft slowdown.  Where the host cannot do hw\n"
+		"                        mode (see --probe) it says so and runs soft only\n"
+		"      --compare-json=FILE  also write the comparison to FILE as JSON\n"
+		"  -q, --quiet           print only the guest console and findings (no\n"
+		"                        status line; otherwise one is drawn on stderr\n"
+		"                        while the guest runs, when stderr is a terminal)\n"
 		"      --probe           check what this host's KVM can do (debug\n"
 		"                        registers for hardware-watchpoint mode), then\n"
 		"                        exit: 0 available, 2 not\n"
@@ -70,7 +84,8 @@ void options_usage(FILE *f)
 		"Exit status: 0 the guest finished and nothing was reported; 1 the\n"
 		"guest finished and races were reported; 2 usage, configuration or\n"
 		"host error; 3 the guest failed (exception, triple fault, panic,\n"
-		"timeout); 130 interrupted.  See csan-vmm(1).\n",
+		"timeout); 130 interrupted.  With --compare: 1 if any run reported a\n"
+		"race, 0 if none; 2 or 3 if any run ended so (2 first).  See csan-vmm(1).\n",
 		CSAN_MAX_CPUS, OPT_DEFAULT_CPUS, OPT_DEFAULT_SCENARIO);
 }
 
@@ -223,6 +238,13 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 		if (strcmp(arg, "soft") && strcmp(arg, "hw"))
 			return usage_error(errf, "--watch: '%s' is not a mode; use soft or hw", arg);
 		o->watch_hw = strcmp(arg, "hw") == 0;
+		o->watch_given = true;
+		return 0;
+	case OPTK_COMPARE: o->compare = true; return 0;
+	case OPTK_COMPARE_JSON:
+		if (!arg[0])
+			return usage_error(errf, "--compare-json: give a file name");
+		o->compare_json = arg;
 		return 0;
 	case 'q': o->quiet = true; return 0;
 	case 'h': o->action = OPT_HELP; return 0;
@@ -230,6 +252,21 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 	case OPTK_PROBE: o->action = OPT_PROBE; return 0;
 	default: return -EINVAL; /* getopt already said what was wrong */
 	}
+}
+
+/* Options that only make sense together, or not at all together. */
+static int check_combinations(struct options *o, FILE *errf)
+{
+	if (o->action != OPT_RUN)
+		return 0;
+	if (o->compare_json && !o->compare)
+		return usage_error(errf, "--compare-json: only with --compare; add --compare");
+	if (o->compare && o->watch_given)
+		return usage_error(errf, "--watch: --compare runs both modes itself; drop --watch");
+	if (o->scenario && strcmp(o->scenario, OPT_ALL_SCENARIOS) == 0 && !o->compare)
+		return usage_error(errf, "--scenario=all: only with --compare; add --compare, "
+					 "or name one scenario (--scenario=list lists them)");
+	return 0;
 }
 
 int options_parse(int argc, char **argv, struct options *o, FILE *errf)
@@ -266,6 +303,9 @@ int options_parse(int argc, char **argv, struct options *o, FILE *errf)
 				 argv[optind], o->guest_path);
 		goto fail;
 	}
+	rc = check_combinations(o, errf);
+	if (rc)
+		goto fail;
 	return 0;
 fail:
 	options_free(o);
