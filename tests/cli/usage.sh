@@ -8,7 +8,8 @@ run_cli() {
 
 run_cli --help
 expect_rc 0
-for opt in --cpus --memory --append --scenario --timeout --seed --report-json --quiet --probe --version; do
+for opt in --cpus --memory --append --scenario --timeout --seed --report-json --quiet --probe \
+	--compare --compare-json --version; do
 	expect_out -- "$opt"
 done
 
@@ -36,6 +37,10 @@ bad --seed --seed=abc
 bad "unknown option" --frobnicate
 bad "needs a value" --cpus
 bad "unexpected argument" a.elf b.elf
+bad "--compare-json: only with --compare" --compare-json=x.json
+bad "--watch: --compare runs both modes itself" --compare --watch=soft
+bad "--scenario=all: only with --compare" --scenario=all
+bad "--compare-json: give a file name" --compare --compare-json=
 
 run_cli /nonexistent/guest.elf
 expect_rc 2
