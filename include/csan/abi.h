@@ -363,6 +363,26 @@ struct csan_control {
 };
 
 /*
+ * The knobs as one list, so the guest's command-line parser and the
+ * host's control socket accept the same names and the same ranges:
+ * X(field, max) for each, field being both the csan_control member and
+ * the knob's name (csan.FIELD= on the guest command line, "set FIELD" on
+ * the host).  Values run from 0 to max; watch_hw is the host's own and
+ * not a knob.  A long watch with interrupts off would stall its CPU, hence
+ * the cap on the delays.
+ */
+#define CSAN_KNOB_UDELAY_MAX 1000000u
+#define CSAN_KNOB_LIST(X)                                   \
+	X(enabled, 1u)                                      \
+	X(skip_watch, 0xffffffffu)                          \
+	X(udelay_task, CSAN_KNOB_UDELAY_MAX)                \
+	X(udelay_interrupt, CSAN_KNOB_UDELAY_MAX)           \
+	X(interrupt_watcher, 1u)                            \
+	X(report_value_change_only, 1u)                     \
+	X(assume_plain_writes_atomic, 1u)                   \
+	X(report_unknown_origin, 1u)
+
+/*
  * CSAN_HC_ATTACH: the guest runtime registers its control block, once,
  * at start-up.  The block stays where it is for the rest of the run.
  */

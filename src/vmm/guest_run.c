@@ -6,8 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "csan/abi.h"
+#include "vmm/console_input.h"
+#include "vmm/control_server.h"
 #include "vmm/elf_guest.h"
 #include "vmm/exit_status.h"
 #include "vmm/guest_run.h"
@@ -15,6 +18,7 @@
 #include "vmm/hw_watch.h"
 #include "vmm/options.h"
 #include "vmm/status_line.h"
+#include "vmm/watch_mode.h"
 #include "watch/report_log.h"
 #include "watch/sym.h"
 #include "watch/unwind.h"
@@ -96,6 +100,11 @@ fail:
 	return rc;
 }
 
+/*
+ * A quit asked for by the user (Ctrl-a x, the control socket's quit) is
+ * the normal way to end a guest that never exits by itself, so it answers
+ * the question a run asks, like a guest that finished: races or none.
+ */
 static int exit_status(const struct vm_outcome *out, uint64_t races, bool quiet)
 {
 	switch (out->end) {
@@ -113,6 +122,10 @@ static int exit_status(const struct vm_outcome *out, uint64_t races, bool quiet)
 		fprintf(stderr, "csan-vmm: guest reported failure (exit status %d)\n",
 			out->guest_status);
 		return EXIT_GUEST_FAILED;
+	case VM_END_QUIT:
+		fprintf(stderr, "csan-vmm: stopped on request (quit), %" PRIu64 " race report%s\n",
+			races, races == 1 ? "" : "s");
+		return races ? EXIT_RACES : EXIT_CLEAN;
 	case VM_END_SIGNAL:
 		fprintf(stderr, "csan-vmm: stopped by %s\n", strsignal(out->signal));
 		return EXIT_INTERRUPTED;
@@ -161,7 +174,9 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 		.quiet = o->quiet,
 		.status_line = status_line_wanted(o->quiet),
 	};
-	struct pipeline pipe;
+	struct control_server *control = NULL;
+	struct console_input *console = NULL;
+	struct pipeline pipe = { 0 };
 	struct timespec t0;
 	char why[WHY_LEN];
 	char *cmdline = NULL;
@@ -169,12 +184,17 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 
 	memset(res, 0, sizeof(*res));
 	res->status = EXIT_USAGE;
-	if (elf_guest_check_fits(g, o->mem_bytes, why, sizeof(why))) {
+	/* Before anything boots, so a bad --control path costs nothing. */
+	if (o->control_path && control_server_open(o->control_path, &control, why, sizeof(why))) {
 		fprintf(stderr, "csan-vmm: %s\n", why);
 		return res->status;
 	}
+	if (elf_guest_check_fits(g, o->mem_bytes, why, sizeof(why))) {
+		fprintf(stderr, "csan-vmm: %s\n", why);
+		goto out;
+	}
 	if (pipeline_open(&pipe, ro, g->path))
-		return res->status;
+		goto out;
 	cmdline = options_guest_cmdline(o, ro->scenario);
 	if (!cmdline) {
 		fprintf(stderr, "csan-vmm: out of memory\n");
@@ -186,7 +206,18 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 	vm->sym = pipe.sym;
 	vm->unw = pipe.unw;
 	vm->reports = pipe.log;
-	vm->watch_hw = ro->watch_hw;
+	snprintf(vm->hw_unavailable, sizeof(vm->hw_unavailable), "%s",
+		 ro->hw_unavailable ? ro->hw_unavailable : "");
+	if (ro->watch_hw && watch_mode_set(vm, true, why, sizeof(why))) {
+		fprintf(stderr, "csan-vmm: --watch=hw: %s\n", why);
+		goto out;
+	}
+	if ((control && control_server_start(control, vm, why, sizeof(why))) ||
+	    console_input_start(vm, STDIN_FILENO, o->console_escapes, &console, why,
+				sizeof(why))) {
+		fprintf(stderr, "csan-vmm: %s\n", why);
+		goto out;
+	}
 	if (!o->quiet)
 		fprintf(stderr, "csan-vmm: booting %s on %u vCPU%s, %" PRIu64 " MiB, "
 				"watch mode %s, command line \"%s\"\n",
@@ -196,6 +227,11 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 		goto out;
 	res->wall_s = seconds_since(&t0);
 	res->ran = true;
+	/* The terminal back to normal before the summary; no more commands. */
+	console_input_stop(console);
+	console = NULL;
+	control_server_close(control);
+	control = NULL;
 	console_result_line(&vm->serial, res->result_line, sizeof(res->result_line));
 	/* Every vCPU has stopped: the log is complete, whatever ended the run. */
 	report_log_summary(pipe.log);
@@ -208,6 +244,8 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 	res->log = pipe.log;
 	pipe.log = NULL;
 out:
+	console_input_stop(console);
+	control_server_close(control);
 	if (vm)
 		vm_destroy(vm);
 	pipeline_close(&pipe);

@@ -16,7 +16,8 @@ struct report_log;
 struct guest_run_opts {
 	const struct options *o; /* vCPUs, memory, timeout, seed, --append, --quiet */
 	const char *scenario;	 /* told to the guest; NULL: the guest's own choice */
-	bool watch_hw;		 /* hardware-watchpoint mode (the caller probed the host) */
+	bool watch_hw;		 /* start in hardware-watchpoint mode (the caller probed) */
+	const char *hw_unavailable; /* the probe's finding where hw mode cannot run; NULL: it can */
 	FILE *report_json;	 /* --report-json stream, shared by runs; NULL: none */
 };
 
@@ -31,7 +32,8 @@ struct guest_run_result {
 };
 
 /*
- * guest_run - boot @g once as @ro says, run it to its end, print its
+ * guest_run - boot @g once as @ro says (with the control socket and
+ * console escapes @ro->o asks for), run it to its end, print its
  * reports as they come and the race summary and counters after (as
  * csan-vmm always does, less with --quiet), and fill @res.  The status
  * line is drawn while it runs when stderr is a terminal.  Returns

@@ -8,6 +8,7 @@
 #include "vmm/hc_attach.h"
 #include "vmm/hypercall.h"
 #include "vmm/vm.h"
+#include "vmm/watch_mode.h"
 
 /* The fixed part of struct csan_control, before the counters. */
 #define CONTROL_HEAD_SIZE 48u
@@ -59,11 +60,9 @@ static int hc_attach(struct vcpu *vcpu, uint32_t gpa)
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return hc_fail(vcpu, CSAN_HC_ATTACH, "control", "already attached");
 	__atomic_store_n(&vm->control_ncounters, c->ncounters, __ATOMIC_RELEASE);
-	vm->control_size = a.size;
-	/* The mode is the host's: the guest learns it here, and from every toggle after. */
-	if (a.size >= sizeof(*c))
-		__atomic_store_n(&c->watch_hw, __atomic_load_n(&vm->watch_hw, __ATOMIC_RELAXED),
-				 __ATOMIC_RELEASE);
+	__atomic_store_n(&vm->control_size, a.size, __ATOMIC_SEQ_CST);
+	/* The host owns watch_hw: a mode chosen before the attach takes effect now. */
+	watch_mode_publish(vm);
 	return VCPU_RESUME;
 }
 

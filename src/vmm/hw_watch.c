@@ -375,7 +375,7 @@ static uint32_t guest_context(struct vm *vm, unsigned cpu)
 	const uint32_t *depth;
 	uint64_t base, stride;
 
-	if (!c || vm->control_size < sizeof(*c))
+	if (!c || __atomic_load_n(&vm->control_size, __ATOMIC_ACQUIRE) < sizeof(*c))
 		return CSAN_CTX_TASK;
 	base = __atomic_load_n(&c->irq_depth_base, __ATOMIC_RELAXED);
 	stride = __atomic_load_n(&c->irq_depth_stride, __ATOMIC_RELAXED);

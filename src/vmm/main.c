@@ -11,6 +11,7 @@
 
 #include "csan/abi.h"
 #include "vmm/compare.h"
+#include "vmm/control_client.h"
 #include "vmm/elf_guest.h"
 #include "vmm/exit_status.h"
 #include "vmm/guest_path.h"
@@ -41,19 +42,24 @@ static int run_once(const struct options *o, struct elf_guest *g)
 {
 	struct guest_run_opts ro = { .o = o, .watch_hw = o->watch_hw };
 	struct guest_run_result res;
-	char why[WHY_LEN];
+	char hw_why[WHY_LEN];
 	int status;
 
 	if (guest_run_pick_scenario(o, g, &ro.scenario))
 		return EXIT_USAGE;
 	/*
-	 * Hardware-watchpoint mode on a KVM whose data breakpoints never reach
-	 * guests (PVM, HOST-FACTS.md) would silently find only what soft mode
-	 * finds: refuse with what the probe saw.
+	 * Can this host do hardware-watchpoint mode?  A few milliseconds in a
+	 * throw-away VM.  --watch=hw where guest data breakpoints never fire
+	 * (PVM, HOST-FACTS.md) would silently find only what soft mode finds:
+	 * refuse with what the probe saw.  Otherwise the finding is kept for
+	 * the run-time toggle.
 	 */
-	if (o->watch_hw && probe_data_watchpoints(why, sizeof(why)) != 1) {
-		fprintf(stderr, "csan-vmm: --watch=hw: %s\n", why);
-		return EXIT_USAGE;
+	if (probe_data_watchpoints(hw_why, sizeof(hw_why)) != 1) {
+		if (o->watch_hw) {
+			fprintf(stderr, "csan-vmm: --watch=hw: %s\n", hw_why);
+			return EXIT_USAGE;
+		}
+		ro.hw_unavailable = hw_why;
 	}
 	if (o->report_json) {
 		ro.report_json = fopen(o->report_json, "w");
@@ -93,6 +99,11 @@ int main(int argc, char **argv)
 	if (hc_report_register() || hc_attach_register() || hw_watch_register()) {
 		fprintf(stderr, "csan-vmm: internal error: cannot register the hypercalls\n");
 		return EXIT_USAGE;
+	}
+	if (o.action == OPT_SEND) {
+		status = control_client_send(o.control_path, o.sends, o.nsends);
+		options_free(&o);
+		return status;
 	}
 	if (o.action == OPT_VERSION) {
 		printf("%s %s (guest ABI %d)\n", PACKAGE_NAME, PACKAGE_VERSION,

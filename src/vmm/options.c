@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "csan/abi.h"
+#include "vmm/control_cmd.h"
 #include "vmm/options.h"
 
 /* Long-only options get values above the char range. */
@@ -21,6 +22,9 @@ enum {
 	OPTK_PROBE,
 	OPTK_COMPARE,
 	OPTK_COMPARE_JSON,
+	OPTK_CONTROL,
+	OPTK_SEND,
+	OPTK_CONSOLE_ESCAPES,
 };
 
 static const struct option long_options[] = {
@@ -34,6 +38,9 @@ static const struct option long_options[] = {
 	{ "watch", required_argument, NULL, OPTK_WATCH },
 	{ "compare", no_argument, NULL, OPTK_COMPARE },
 	{ "compare-json", required_argument, NULL, OPTK_COMPARE_JSON },
+	{ "control", required_argument, NULL, OPTK_CONTROL },
+	{ "send", required_argument, NULL, OPTK_SEND },
+	{ "console-escapes", required_argument, NULL, OPTK_CONSOLE_ESCAPES },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "probe", no_argument, NULL, OPTK_PROBE },
 	{ "version", no_argument, NULL, OPTK_VERSION },
@@ -65,6 +72,15 @@ void options_usage(FILE *f)
 		"                        hw: also back each one with debug registers on\n"
 		"                        every vCPU (needs a host whose KVM delivers guest\n"
 		"                        data breakpoints: see --probe)\n"
+		"      --control=PATH    serve run-time commands (watch hw|soft, stats,\n"
+		"                        get/set KNOB, quit) on UNIX socket PATH\n"
+		"      --send=COMMAND    with --control=PATH: send COMMAND to the\n"
+		"                        csan-vmm serving PATH, print its reply, exit\n"
+		"                        0 on ok, 1 on error, 2 if unreachable; may be\n"
+		"                        repeated ('help' lists the commands)\n"
+		"      --console-escapes=auto|on|off  Ctrl-a keys on standard input:\n"
+		"                        h help, w watch mode, s stats, x quit;\n"
+		"                        auto (default) = on when it is a terminal\n"
 		"      --compare         run the guest twice, in soft then in hw mode, with\n"
 		"                        the same seed and --timeout, and print a table of\n"
 		"                        each race: which mode found it, how often, how\n"
@@ -74,18 +90,20 @@ void options_usage(FILE *f)
 		"      --compare-json=FILE  also write the comparison to FILE as JSON\n"
 		"  -q, --quiet           print only the guest console and findings (no\n"
 		"                        status line; otherwise one is drawn on stderr\n"
-		"                        while the guest runs, when stderr is a terminal)\n"
+		"                        while the guest runs, when stderr is a terminal\n"
+		"                        and TERM is set and not dumb)\n"
 		"      --probe           check what this host's KVM can do (debug\n"
 		"                        registers for hardware-watchpoint mode), then\n"
 		"                        exit: 0 available, 2 not\n"
 		"      --version         print the version and the guest ABI\n"
 		"  -h, --help            print this help\n"
 		"\n"
-		"Exit status: 0 the guest finished and nothing was reported; 1 the\n"
-		"guest finished and races were reported; 2 usage, configuration or\n"
-		"host error; 3 the guest failed (exception, triple fault, panic,\n"
-		"timeout); 130 interrupted.  With --compare: 1 if any run reported a\n"
-		"race, 0 if none; 2 or 3 if any run ended so (2 first).  See csan-vmm(1).\n",
+		"Exit status: 0 the guest finished (or was told to quit) and\n"
+		"nothing was reported; 1 the same, but races were reported; 2 usage,\n"
+		"configuration or host error; 3 the guest failed (exception, triple\n"
+		"fault, panic, timeout); 130 interrupted.  With --compare: 1 if any\n"
+		"run reported a race, 0 if none; 2 or 3 if any run ended so (2 first).\n"
+		"See csan-vmm(1).\n",
 		CSAN_MAX_CPUS, OPT_DEFAULT_CPUS, OPT_DEFAULT_SCENARIO);
 }
 
@@ -213,6 +231,40 @@ static int parse_scenario(const char *arg, struct options *o, FILE *errf)
 	return 0;
 }
 
+static int add_send(const char *arg, struct options *o, FILE *errf)
+{
+	const char **s;
+
+	if (strlen(arg) > CONTROL_LINE_MAX || strchr(arg, '\n') || !arg[strspn(arg, " \t\r")])
+		return usage_error(errf,
+				   "--send: give one command of at most %d bytes without a "
+				   "newline, e.g. --send=stats ('help' lists them)",
+				   CONTROL_LINE_MAX);
+	s = realloc(o->sends, (o->nsends + 1) * sizeof(*s));
+	if (!s) {
+		fputs("csan-vmm: out of memory\n", errf);
+		return -ENOMEM;
+	}
+	s[o->nsends++] = arg;
+	o->sends = s;
+	if (o->action == OPT_RUN)
+		o->action = OPT_SEND;
+	return 0;
+}
+
+static int parse_console_escapes(const char *arg, struct options *o, FILE *errf)
+{
+	if (strcmp(arg, "auto") == 0)
+		o->console_escapes = CONSOLE_ESCAPES_AUTO;
+	else if (strcmp(arg, "on") == 0)
+		o->console_escapes = CONSOLE_ESCAPES_ON;
+	else if (strcmp(arg, "off") == 0)
+		o->console_escapes = CONSOLE_ESCAPES_OFF;
+	else
+		return usage_error(errf, "--console-escapes: '%s' is not auto, on or off", arg);
+	return 0;
+}
+
 static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 {
 	uint64_t v;
@@ -246,6 +298,13 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 			return usage_error(errf, "--compare-json: give a file name");
 		o->compare_json = arg;
 		return 0;
+	case OPTK_CONTROL:
+		if (!arg[0])
+			return usage_error(errf, "--control: give a socket path");
+		o->control_path = arg;
+		return 0;
+	case OPTK_SEND: return add_send(arg, o, errf);
+	case OPTK_CONSOLE_ESCAPES: return parse_console_escapes(arg, o, errf);
 	case 'q': o->quiet = true; return 0;
 	case 'h': o->action = OPT_HELP; return 0;
 	case OPTK_VERSION: o->action = OPT_VERSION; return 0;
@@ -296,6 +355,11 @@ int options_parse(int argc, char **argv, struct options *o, FILE *errf)
 		if (rc)
 			goto fail;
 	}
+	if (o->nsends && !o->control_path) {
+		rc = usage_error(errf, "--send needs --control=PATH: the socket of the "
+				       "csan-vmm to send to");
+		goto fail;
+	}
 	if (optind < argc)
 		o->guest_path = argv[optind++];
 	if (optind < argc) {
@@ -316,6 +380,9 @@ void options_free(struct options *o)
 {
 	free((char *)o->append);
 	o->append = NULL;
+	free(o->sends);
+	o->sends = NULL;
+	o->nsends = 0;
 }
 
 char *options_guest_cmdline(const struct options *o, const char *scenario)

@@ -3,8 +3,11 @@
 #define CSAN_VMM_OPTIONS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "vmm/console_input.h"
 
 #define OPT_DEFAULT_CPUS 2
 #define OPT_DEFAULT_MEMORY (64ull << 20)
@@ -19,6 +22,7 @@ enum opt_action {
 	OPT_VERSION,
 	OPT_LIST_SCENARIOS,
 	OPT_PROBE, /* --probe: what this host's KVM can do */
+	OPT_SEND, /* --send: a client of another csan-vmm's --control socket */
 };
 
 struct options {
@@ -37,6 +41,10 @@ struct options {
 	bool watch_given; /* --watch appeared at all */
 	bool compare; /* --compare: the same guest in soft then hw mode */
 	const char *compare_json; /* --compare-json=FILE, NULL when not given */
+	const char *control_path; /* --control=PATH, NULL when not given */
+	const char **sends; /* --send=COMMAND, in order; owned by options */
+	size_t nsends;
+	enum console_escapes console_escapes;
 };
 
 /*

@@ -3,6 +3,8 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,7 +28,6 @@
 static struct {
 	bool active;	/* between begin and end */
 	bool drawn;	/* the line is on the terminal now */
-	bool hw;	/* show the hardware-arm rate */
 	int64_t start_ms;
 	int64_t quiet_until_ms; /* no draw before this: something else printed */
 	int64_t next_ms;	/* the next redraw */
@@ -43,7 +44,10 @@ static int64_t now_ms(void)
 
 bool status_line_wanted(bool quiet)
 {
-	return !quiet && isatty(STDERR_FILENO);
+	const char *term = getenv("TERM");
+
+	/* TERM=dumb (or none): a tty that cannot move the cursor, or a relay of one. */
+	return !quiet && isatty(STDERR_FILENO) && term && term[0] && strcmp(term, "dumb");
 }
 
 static double per_second(uint64_t now, uint64_t then, int64_t ms)
@@ -76,14 +80,13 @@ static void sample(struct vm *vm, int64_t ms, struct status_sample *s)
 	s->races = vm->reports ? report_log_total(vm->reports) : 0;
 }
 
-void status_line_begin(struct vm *vm, bool hw)
+void status_line_begin(struct vm *vm)
 {
 	int64_t t = now_ms();
 
 	flockfile(stderr);
 	__atomic_store_n(&line.active, true, __ATOMIC_RELAXED);
 	line.drawn = false;
-	line.hw = hw;
 	line.start_ms = t;
 	line.quiet_until_ms = t + STATUS_LINE_QUIET_MS;
 	line.next_ms = line.quiet_until_ms;
@@ -102,7 +105,8 @@ int status_line_tick(struct vm *vm)
 	if (t < line.next_ms)
 		return (int)(line.next_ms - t);
 	sample(vm, t - line.start_ms, &now);
-	status_line_format(text, sizeof(text), &now, &line.prev, line.hw);
+	status_line_format(text, sizeof(text), &now, &line.prev,
+			   __atomic_load_n(&vm->watch_hw, __ATOMIC_RELAXED) != 0);
 	flockfile(stderr);
 	if (t >= line.quiet_until_ms) {
 		fputs(CR_ERASE, stderr);

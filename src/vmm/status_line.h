@@ -22,17 +22,19 @@ struct status_sample {
 
 /*
  * status_line_wanted - whether a run should draw the line: stderr is a
- * terminal and the user did not ask for --quiet.
+ * terminal that can return to the line's start (TERM set, not "dumb")
+ * and the user did not ask for --quiet.
  */
 bool status_line_wanted(bool quiet);
 
 /*
  * status_line_begin - start drawing for @vm's run (from the thread that
- * will call status_line_tick); @hw adds the hardware-arm rate.  Output
+ * will call status_line_tick).  In hw mode (which may be switched at
+ * run time) the line adds the hardware-arm rate.  Output
  * just before the run (the boot line) counts as recent, so the first draw
  * comes STATUS_LINE_QUIET_MS in.
  */
-void status_line_begin(struct vm *vm, bool hw);
+void status_line_begin(struct vm *vm);
 
 /*
  * status_line_tick - redraw the line if a period has passed and nothing

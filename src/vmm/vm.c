@@ -467,7 +467,7 @@ int vm_run(struct vm *vm, struct vm_outcome *out)
 		goto out_mask;
 	}
 	if (vm->cfg.status_line)
-		status_line_begin(vm, __atomic_load_n(&vm->watch_hw, __ATOMIC_RELAXED));
+		status_line_begin(vm);
 	r = vcpu_start_all(vm);
 	if (r)
 		goto out_close;

@@ -31,6 +31,7 @@ enum vm_end {
 	VM_END_TIMEOUT,	   /* cfg.timeout_s elapsed */
 	VM_END_SIGNAL,	   /* SIGINT or SIGTERM; signal holds which */
 	VM_END_HOST_ERROR, /* a KVM ioctl failed under the guest */
+	VM_END_QUIT,	   /* the user asked: Ctrl-a x or the control socket's quit */
 };
 
 struct vm_outcome {
@@ -80,15 +81,18 @@ struct vm {
 	/* The guest runtime's control block (CSAN_HC_ATTACH), in guest RAM; NULL until attached. */
 	struct csan_control *control;
 	unsigned control_ncounters; /* checked at attach; reads stay below it */
-	uint32_t control_size;	    /* its size field at attach: fields beyond are not read */
+	unsigned control_size;	    /* atomic: bytes of the block, 0 until attached */
 
 	/*
-	 * Hardware-watchpoint mode: whether guest watches get debug
-	 * registers (atomic; --watch=hw and the run-time toggle set it), and
-	 * the engine that gives them (hw_watch.c).
+	 * Watch mode (watch_mode.c): watch_hw is the mode asked for (atomic,
+	 * 1 = hw), mirrored into control->watch_hw once the guest attached.
+	 * hw_unavailable says why this host cannot run hw mode, as main found
+	 * at start-up; empty when it can.  main fills it before any thread
+	 * that switches modes starts; read-only after that.
 	 */
 	int watch_hw;
-	struct hw_engine *hw;
+	char hw_unavailable[256];
+	struct hw_engine *hw; /* the debug-register engine (hw_watch.c) */
 
 	/* Debug mode: ports and MMIO pages already reported (atomic bytes). */
 	uint8_t port_seen[65536];

@@ -8,8 +8,8 @@ run_cli() {
 
 run_cli --help
 expect_rc 0
-for opt in --cpus --memory --append --scenario --timeout --seed --report-json --quiet --probe \
-	--compare --compare-json --version; do
+for opt in --cpus --memory --append --scenario --timeout --seed --report-json --control \
+	--send --console-escapes --watch --compare --compare-json --quiet --probe --version; do
 	expect_out -- "$opt"
 done
 
@@ -37,6 +37,10 @@ bad --seed --seed=abc
 bad "unknown option" --frobnicate
 bad "needs a value" --cpus
 bad "unexpected argument" a.elf b.elf
+bad --console-escapes --console-escapes=maybe
+bad --send --send=stats
+bad --send --control=/tmp/x --send=
+bad --control --control=
 bad "--compare-json: only with --compare" --compare-json=x.json
 bad "--watch: --compare runs both modes itself" --compare --watch=soft
 bad "--scenario=all: only with --compare" --scenario=all

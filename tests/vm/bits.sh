@@ -6,7 +6,7 @@
 require_vm_env
 run_vmm $(zoo_knobs) --scenario=bits --timeout=120
 expect_rc 1
-expect_out '^csan-result: scenario=bits status=pass .*fine_phase_reports=0'
+expect_out '^csan-result: scenario=bits status=pass expect=assert mode=soft .*expected_reports=[1-9][0-9]* .*matched=yes fine_phase_reports=0'
 expect_err_in_order '^BUG: KCSAN: assert: race in (bits_buggy_writer / bits_owner|bits_owner / bits_buggy_writer)$' \
 	'^ bits_(buggy_writer|owner)\+0x[0-9a-f]+/0x[0-9a-f]+ .*scenarios/bits\.c:[0-9]+$' \
 	'^ bits_(buggy_writer|owner)\+0x[0-9a-f]+/0x[0-9a-f]+ .*scenarios/bits\.c:[0-9]+$' \

@@ -4,14 +4,15 @@
 # summary, and the same report as JSON with a stable signature.
 . "$top_srcdir/tests/lib.sh"
 require_vm_env
-run_vmm --scenario=counter-nolock --timeout=120 --report-json=/dev/stdout
+run_vmm $(zoo_knobs) --scenario=counter-nolock --timeout=120 --report-json=/dev/stdout
 expect_rc 1
-expect_out '^csan-result: scenario=counter-nolock status=pass '
+expect_out '^csan-result: scenario=counter-nolock status=pass expect=data-race mode=soft .*expected_reports=[1-9][0-9]* .*matched=yes'
 expect_err_in_order '^==================================================================$' \
 	'^BUG: KCSAN: data-race in counter_nolock_inc / counter_nolock_inc$' \
 	'^(read|write) to 0x[0-9a-f]+ of 8 bytes by task [0-9]+ on cpu [0-9]+:$' \
 	'^ counter_nolock_inc\+0x[0-9a-f]+/0x[0-9a-f]+ .*scenarios/counter-nolock\.c:[0-9]+$' \
-	'^ counter_worker\+' \
+	'^ counter_nolock_step\+0x[0-9a-f]+/0x[0-9a-f]+ .*scenarios/counter-nolock\.c:[0-9]+$' \
+	'^ zoo_worker\+' \
 	'^(read|write) to 0x[0-9a-f]+ of 8 bytes by task [0-9]+ on cpu [0-9]+:$' \
 	'^ counter_nolock_inc\+0x[0-9a-f]+/0x[0-9a-f]+ .*scenarios/counter-nolock\.c:[0-9]+$' \
 	'^value changed: 0x[0-9a-f]+ -> 0x[0-9a-f]+$' \

@@ -6,7 +6,7 @@
 require_vm_env
 run_vmm $(zoo_knobs) --scenario=init-assert-early --timeout=120
 expect_rc 1
-expect_out '^csan-result: scenario=init-assert-early status=pass '
+expect_out '^csan-result: scenario=init-assert-early status=pass expect=assert mode=soft .*expected_reports=[1-9][0-9]* .*matched=yes'
 expect_err_in_order '^BUG: KCSAN: assert: race in (init_assert_early_init / init_assert_early_(update|reader)|init_assert_early_(update|reader) / init_assert_early_init)$' \
 	'^ init_assert_early_(init|update|reader)\+0x[0-9a-f]+/0x[0-9a-f]+ .*scenarios/init-assert-early\.c:[0-9]+$' \
 	'^ init_assert_early_(init|update|reader)\+0x[0-9a-f]+/0x[0-9a-f]+ .*scenarios/init-assert-early\.c:[0-9]+$' \

@@ -5,7 +5,7 @@
 require_vm_env
 run_vmm $(zoo_knobs) --scenario=lock-diag-buggy --timeout=120
 expect_rc 1
-expect_out '^csan-result: scenario=lock-diag-buggy status=pass '
+expect_out '^csan-result: scenario=lock-diag-buggy status=pass expect=data-race mode=soft .*expected_reports=[1-9][0-9]* .*matched=yes'
 expect_err_in_order '^BUG: KCSAN: data-race in (lock_diag_buggy_reader / lock_diag_update|lock_diag_update / lock_diag_buggy_reader)$' \
 	'^ lock_diag_(buggy_reader|update)\+0x[0-9a-f]+/0x[0-9a-f]+ .*scenarios/lock-diag-buggy\.c:[0-9]+$' \
 	'^ lock_diag_(buggy_reader|update)\+0x[0-9a-f]+/0x[0-9a-f]+ .*scenarios/lock-diag-buggy\.c:[0-9]+$' \

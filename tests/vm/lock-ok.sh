@@ -6,5 +6,5 @@
 require_vm_env
 run_vmm $(zoo_knobs) --scenario=lock-ok --timeout=120
 expect_rc 0
-expect_out '^csan-result: scenario=lock-ok status=pass .*reports=0 '
+expect_out '^csan-result: scenario=lock-ok status=pass expect=none mode=soft .*expected_reports=0 reports=0 .*matched=yes'
 ! grep -q 'BUG: KCSAN' "$err" || fail "unexpected report"

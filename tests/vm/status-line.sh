@@ -1,6 +1,6 @@
 # status-line.sh: the live status line.  With stderr on a terminal (a pty
 # from util-linux script) it is drawn in place with \r and erased again;
-# with stderr in a file, or with --quiet, it is never drawn.  Directly on
+# with stderr in a file, with --quiet or with TERM=dumb it is never drawn.  Directly on
 # this machine only: the emulated host's relay gives csan-vmm no terminal.
 . "$top_srcdir/tests/lib.sh"
 [ "$CSAN_TEST_ENV" = direct ] || skip "the emulated host gives csan-vmm no terminal"
@@ -11,9 +11,10 @@ args="--scenario=hang --timeout=4 --seed=14"
 cr=$(printf '\r')
 esc=$(printf '\033')
 
-# script's -e returns the command's status; its log of the pty is the transcript.
+# script's -e returns the command's status; its log of the pty is the
+# transcript.  TERM=${2:-xterm}: make check may run without one.
 pty_run() {
-	script -qec "$1" "$work/typescript" >/dev/null 2>&1 </dev/null
+	TERM=${2:-xterm} script -qec "$1" "$work/typescript" >/dev/null 2>&1 </dev/null
 	rc=$?
 	cp "$work/typescript" "$err"
 }
@@ -29,6 +30,10 @@ grep -q "${cr}${esc}\\[Kcsan-vmm: guest still running after --timeout=4 s" "$err
 pty_run "'$VMM' --quiet $args >/dev/null"
 expect_rc 3
 ! grep -q "watchpoints/s" "$err" || fail "status line drawn with --quiet"
+
+pty_run "'$VMM' $args >/dev/null" dumb
+expect_rc 3
+! grep -q "watchpoints/s" "$err" || fail "status line drawn with TERM=dumb"
 
 run_vmm $args
 expect_rc 3

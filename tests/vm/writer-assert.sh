@@ -6,7 +6,7 @@
 require_vm_env
 run_vmm $(zoo_knobs) --scenario=writer-assert --timeout=120
 expect_rc 1
-expect_out '^csan-result: scenario=writer-assert status=pass '
+expect_out '^csan-result: scenario=writer-assert status=pass expect=assert mode=soft .*expected_reports=[1-9][0-9]* .*matched=yes'
 expect_err_in_order '^BUG: KCSAN: assert: race in (writer_assert_buggy_writer / writer_assert_locked_writer|writer_assert_locked_writer / writer_assert_buggy_writer)$' \
 	'^ writer_assert_(buggy|locked)_writer\+0x[0-9a-f]+/0x[0-9a-f]+ .*scenarios/writer-assert\.c:[0-9]+$' \
 	'^ writer_assert_(buggy|locked)_writer\+0x[0-9a-f]+/0x[0-9a-f]+ .*scenarios/writer-assert\.c:[0-9]+$' \

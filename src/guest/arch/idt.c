@@ -27,7 +27,17 @@ extern const char interrupt_stubs[];
 
 static struct idt_gate idt[X86_NR_VECTORS] __aligned(16);
 
-void (*timer_hook)(void);
+/*
+ * A scenario's per-tick work, run in interrupt context on every CPU
+ * (timer_hook_set).  Read once per tick with a marked load: it is set and
+ * cleared while other CPUs take ticks.
+ */
+static void (*timer_hook)(void);
+
+void timer_hook_set(void (*fn)(void))
+{
+	WRITE_ONCE(timer_hook, fn);
+}
 
 void idt_init(void)
 {

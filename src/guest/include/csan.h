@@ -162,6 +162,13 @@ void csan_init(const char *cmdline);
 /* csan_knob_known - is @name (without "csan.") one of the runtime's knobs? */
 int csan_knob_known(const char *name);
 
+/*
+ * csan_knob_get - the value in force of knob @name (without "csan.") in
+ * *@value, the host's rewrites included; false if there is no such knob.
+ * Scenarios whose expected outcome depends on a knob ask it.
+ */
+bool csan_knob_get(const char *name, uint32_t *value);
+
 /* csan_counter - the current value of counter @c (enum csan_counter), or 0. */
 uint64_t csan_counter(unsigned int c);
 

@@ -27,8 +27,14 @@ void idt_init(void);
 /* idt_load - load the IDT on this CPU. */
 void idt_load(void);
 
-/* The timer interrupt calls this, if set, after counting the tick. */
-extern void (*timer_hook)(void);
+/*
+ * timer_hook_set - have every CPU's timer interrupt call @fn (after
+ * counting the tick, with interrupts off, irq_depth raised), or nothing
+ * for NULL.  For scenarios that race task code against an interrupt
+ * handler; @fn may be instrumented.  A CPU in the middle of a tick may
+ * still call the previous hook once.
+ */
+void timer_hook_set(void (*fn)(void));
 
 /* interrupt_dispatch - called by arch/vectors.S for every vector. */
 void interrupt_dispatch(struct trap_frame *f);

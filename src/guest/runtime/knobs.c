@@ -22,24 +22,14 @@ struct csan_control csan_control __attribute__((aligned(64))) = {
 	.report_unknown_origin = 1,
 };
 
-/* Longer watches would stall a CPU with interrupts off for too long. */
-#define UDELAY_MAX 1000000u
-
+/* The knob list is the ABI header's, shared with the host's control socket. */
+#define KNOB_ENTRY(field, maximum) { #field, offsetof(struct csan_control, field), maximum },
 static const struct knob {
 	const char *name;
 	size_t offset;
 	uint32_t max;
-} knobs[] = {
-	{ "enabled", offsetof(struct csan_control, enabled), 1 },
-	{ "skip_watch", offsetof(struct csan_control, skip_watch), UINT32_MAX },
-	{ "udelay_task", offsetof(struct csan_control, udelay_task), UDELAY_MAX },
-	{ "udelay_interrupt", offsetof(struct csan_control, udelay_interrupt), UDELAY_MAX },
-	{ "interrupt_watcher", offsetof(struct csan_control, interrupt_watcher), 1 },
-	{ "report_value_change_only", offsetof(struct csan_control, report_value_change_only), 1 },
-	{ "assume_plain_writes_atomic", offsetof(struct csan_control, assume_plain_writes_atomic),
-	  1 },
-	{ "report_unknown_origin", offsetof(struct csan_control, report_unknown_origin), 1 },
-};
+} knobs[] = { CSAN_KNOB_LIST(KNOB_ENTRY) };
+#undef KNOB_ENTRY
 
 /* KCSAN's debugfs names, so numbers compare at a glance. */
 static const char *const counter_names[] = CSAN_COUNTER_NAMES_INIT;
@@ -73,6 +63,20 @@ int csan_knob_known(const char *name)
 	while (name[len])
 		len++;
 	return knob_find(name, len) != NULL;
+}
+
+bool csan_knob_get(const char *name, uint32_t *value)
+{
+	const struct knob *k;
+	size_t len = 0;
+
+	while (name[len])
+		len++;
+	k = knob_find(name, len);
+	if (!k)
+		return false;
+	*value = CSAN_READ(*(const uint32_t *)((const char *)&csan_control + k->offset));
+	return true;
 }
 
 /* Decimal or 0x-hex, or y/n for booleans as Linux module parameters take them. */

@@ -1,18 +1,15 @@
 /* lock-diag-buggy.c: zoo: as lock-ok, but one reader forgets the lock and reads plainly. */
 #include "csan.h"
 #include "scenario.h"
+#include "zoo.h"
 
 /*
- * Expected in soft mode (../shared/ZOO.md): a data race naming the
+ * Expected (../shared/ZOO.md), in both modes: a data race naming the
  * lockless reader, "data-race in lock_diag_buggy_reader / lock_diag_update"
  * (in either order).  The buggy reader's plain read gets watched, and the
  * locked writer's increment changes the value under it.  The locked reader
  * and the data_race() diagnostic are as in lock-ok and must not appear.
  */
-#define EXPECT "data-race"
-
-#define BUDGET_MS   50000
-#define CHECK_EVERY 16
 
 static spinlock_t lock_diag_lock = SPINLOCK_INIT;
 /*
@@ -22,12 +19,6 @@ static spinlock_t lock_diag_lock = SPINLOCK_INIT;
  */
 typedef unsigned __int128 u128;
 static u128 lock_diag_val; /* meant to be accessed under lock_diag_lock */
-static bool stop;
-static uint64_t deadline;
-static uint64_t t_start_us, t_first_report_us;
-static uint64_t iterations[CSAN_MAX_CPUS];
-/* Where each CPU leaves what it read: a marked store, so no read is optimized away. */
-static uint64_t sums[CSAN_MAX_CPUS];
 
 /*
  * A batch of increments per critical section: under PVM taking the lock
@@ -35,6 +26,8 @@ static uint64_t sums[CSAN_MAX_CPUS];
  * 80 us) only sees a write if one comes soon, so the writes come dense.
  */
 #define UPDATES_PER_LOCK 16
+/* The well-behaved readers run once every this many steps. */
+#define GOOD_READER_EVERY 16
 
 static __noinline void lock_diag_update(void)
 {
@@ -69,77 +62,32 @@ static __noinline u128 lock_diag_buggy_reader(void)
 	return lock_diag_val;
 }
 
-static void lock_diag_worker(void *arg)
+/*
+ * CPU 0 writes in short critical sections back to back, the others read
+ * without the lock over and over.  Now and then the well-behaved readers
+ * of lock-ok run too: the locked one on the writer's CPU, so the buggy
+ * reader never waits for the lock.
+ */
+static uint64_t lock_diag_step(unsigned int cpu, uint64_t i)
 {
-	unsigned int cpu = this_cpu_id(), i;
-	uint64_t n = 0;
 	u128 sum = 0;
 
-	while (!READ_ONCE(stop)) {
-		for (i = 0; i < CHECK_EVERY; i++) {
-			if (cpu == 0)
-				/* The writer: short critical sections, back to back. */
-				lock_diag_update();
-			else
-				/* The buggy reader, over and over. */
-				sum += lock_diag_buggy_reader();
-		}
-		/*
-		 * Now and then the well-behaved readers, as in lock-ok: the
-		 * locked one on the writer's CPU, so the buggy reader never
-		 * waits for the lock.
-		 */
-		if (cpu == 0)
-			sum += lock_diag_reader();
-		else
-			sum += lock_diag_diag();
-		n += CHECK_EVERY;
-		if (csan_reports_sent(0)) {
-			uint64_t zero = 0, now = uptime_us() - t_start_us;
-
-			__atomic_compare_exchange_n(&t_first_report_us, &zero, now, false,
-						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-			WRITE_ONCE(stop, true);
-		} else if (deadline_passed(deadline)) {
-			WRITE_ONCE(stop, true);
-		}
-	}
-	iterations[cpu] = n;
-	WRITE_ONCE(sums[cpu], (uint64_t)sum);
+	if (cpu == 0)
+		lock_diag_update();
+	else
+		sum += lock_diag_buggy_reader();
+	if (i % GOOD_READER_EVERY == GOOD_READER_EVERY - 1)
+		sum += cpu == 0 ? lock_diag_reader() : lock_diag_diag();
+	return (uint64_t)sum;
 }
 
-static int lock_diag_buggy_run(void)
-{
-	unsigned int ncpus = csan_ncpus();
-	uint64_t elapsed_us, races;
+static const struct zoo_row lock_diag_buggy_row = {
+	.step = lock_diag_step,
+	.min_cpus = 2,
+	.budget_ms = 50000,
+	.expect = { .soft = ZOO_DATA_RACE, .hw = ZOO_DATA_RACE },
+};
 
-	csan_result_add("expect=%s cpus=%u", EXPECT, ncpus);
-	if (ncpus < 2) {
-		printk("lock-diag-buggy: needs two or more CPUs, has %u\n", ncpus);
-		csan_result_add("reason=needs-2-cpus");
-		return 1;
-	}
-	t_start_us = uptime_us();
-	deadline = deadline_after_us((uint64_t)BUDGET_MS * 1000);
-	csan_run_on_cpus(lock_diag_worker, NULL);
-	elapsed_us = uptime_us() - t_start_us;
-	races = csan_reports_sent(CSAN_REPORT_DATA_RACE);
-	csan_result_add(
-		"races=%lu unknown_origin=%lu reports=%lu first_report_ms=%lu elapsed_ms=%lu "
-		"writer_iterations=%lu reader_iterations=%lu",
-		(unsigned long)races, (unsigned long)csan_reports_sent(CSAN_REPORT_UNKNOWN_ORIGIN),
-		(unsigned long)csan_reports_sent(0), (unsigned long)(t_first_report_us / 1000),
-		(unsigned long)(elapsed_us / 1000), (unsigned long)iterations[0],
-		(unsigned long)iterations[1]);
-	csan_counters_print();
-	if (!races) {
-		printk("lock-diag-buggy: no data race reported within %u ms\n", BUDGET_MS);
-		csan_result_add("reason=no-report");
-		return 1;
-	}
-	return 0;
-}
-
-CSAN_SCENARIO("lock-diag-buggy",
-	      "zoo: as lock-ok, but one reader reads plainly without the lock (data race)",
-	      lock_diag_buggy_run, 0);
+ZOO_SCENARIO("lock-diag-buggy",
+	     "zoo: as lock-ok, but one reader reads plainly without the lock (data race)",
+	     lock_diag_buggy_row);

@@ -1,22 +1,14 @@
 /* lock-ok.c: zoo: a variable accessed only under a spinlock, plus a data_race() diagnostic read. */
 #include "csan.h"
 #include "scenario.h"
+#include "zoo.h"
 
 /*
- * Expected in soft mode (../shared/ZOO.md): no report at all.  Every
+ * Expected (../shared/ZOO.md), in both modes: no report at all.  Every
  * plain access to lock_ok_val happens with lock_ok_lock held; the one
  * lockless read is a statistics read wrapped in data_race().  The lock
  * word itself is only touched by xchg (inline asm) and READ_ONCE/WRITE_ONCE.
  */
-#define EXPECT "none"
-
-/*
- * Race-free, so it always runs the whole budget.  lock-diag-buggy, the
- * same code with one lockless plain reader, is reported within a couple
- * of seconds under PVM; this budget gives as many watchpoints a chance.
- */
-#define BUDGET_MS   3000
-#define CHECK_EVERY 16
 
 static spinlock_t lock_ok_lock = SPINLOCK_INIT;
 /*
@@ -26,11 +18,6 @@ static spinlock_t lock_ok_lock = SPINLOCK_INIT;
  */
 typedef unsigned __int128 u128;
 static u128 lock_ok_val; /* plain accesses, always under lock_ok_lock */
-static bool stop;
-static uint64_t deadline;
-static uint64_t iterations[CSAN_MAX_CPUS];
-/* Where each CPU leaves what it read: a marked store, so no read is optimized away. */
-static uint64_t diag_sum[CSAN_MAX_CPUS];
 
 static __noinline void lock_ok_update(void)
 {
@@ -55,63 +42,39 @@ static __noinline u128 lock_ok_diag(void)
 	return data_race(lock_ok_val);
 }
 
-static void lock_ok_worker(void *arg)
+/* Exactly one update a step: finish() checks none was lost. */
+static uint64_t lock_ok_step(unsigned int cpu, uint64_t i)
 {
-	unsigned int cpu = this_cpu_id(), i;
-	uint64_t n = 0;
-	u128 sum = 0;
-
-	while (!READ_ONCE(stop)) {
-		for (i = 0; i < CHECK_EVERY; i++) {
-			lock_ok_update();
-			sum += lock_ok_reader();
-			sum += lock_ok_diag();
-		}
-		n += CHECK_EVERY;
-		if (csan_reports_sent(0) || deadline_passed(deadline))
-			WRITE_ONCE(stop, true);
-	}
-	iterations[cpu] = n;
-	WRITE_ONCE(diag_sum[cpu], (uint64_t)sum);
+	lock_ok_update();
+	return (uint64_t)(lock_ok_reader() + lock_ok_diag());
 }
 
-static int lock_ok_run(void)
+/* The lock must really have serialized the updates. */
+static bool lock_ok_finish(uint64_t iterations)
 {
-	unsigned int ncpus = csan_ncpus(), cpu;
-	uint64_t total = 0, t0, elapsed_us, reports;
-
-	csan_result_add("expect=%s cpus=%u", EXPECT, ncpus);
-	if (ncpus < 2) {
-		printk("lock-ok: needs two or more CPUs, has %u\n", ncpus);
-		csan_result_add("reason=needs-2-cpus");
-		return 1;
-	}
-	t0 = uptime_us();
-	deadline = deadline_after_us((uint64_t)BUDGET_MS * 1000);
-	csan_run_on_cpus(lock_ok_worker, NULL);
-	elapsed_us = uptime_us() - t0;
-	for (cpu = 0; cpu < ncpus; cpu++)
-		total += iterations[cpu];
-	reports = csan_reports_sent(0);
-	csan_result_add("reports=%lu iterations=%lu elapsed_ms=%lu setup_watchpoints=%lu",
-			(unsigned long)reports, (unsigned long)total,
-			(unsigned long)(elapsed_us / 1000),
-			(unsigned long)csan_counter(CSAN_COUNTER_SETUP_WATCHPOINTS));
-	csan_counters_print();
-	if (reports) {
-		csan_result_add("reason=unexpected-report");
-		return 1;
-	}
-	if (lock_ok_val != total) {
+	if (lock_ok_val != iterations) {
 		printk("lock-ok: counter %lu, want %lu\n", (unsigned long)(uint64_t)lock_ok_val,
-		       (unsigned long)total);
+		       (unsigned long)iterations);
 		csan_result_add("reason=lost-update");
-		return 1;
+		return false;
 	}
-	return 0;
+	return true;
 }
 
-CSAN_SCENARIO(
-	"lock-ok",
-	"zoo: plain accesses only under a spinlock, plus a data_race() diagnostic (no report)",
-	lock_ok_run, 0);
+static const struct zoo_row lock_ok_row = {
+	.step = lock_ok_step,
+	.finish = lock_ok_finish,
+	.min_cpus = 2,
+	/*
+	 * Race-free, so it always runs the whole budget.  lock-diag-buggy,
+	 * the same code with one lockless plain reader, is reported within a
+	 * couple of seconds under PVM; this budget gives as many watchpoints
+	 * a chance.
+	 */
+	.budget_ms = 3000,
+	.expect = { .soft = ZOO_NONE, .hw = ZOO_NONE },
+};
+
+ZOO_SCENARIO("lock-ok",
+	     "zoo: plain accesses only under a spinlock, plus a data_race() diagnostic (no report)",
+	     lock_ok_row);

@@ -1,25 +1,14 @@
 /* xchg-lockless.c: zoo: all accesses marked: xchg() writers, READ_ONCE() readers (no report) */
 #include "csan.h"
 #include "scenario.h"
+#include "zoo.h"
 
 /*
- * Expected in soft mode (../shared/ZOO.md): no report.  Every access to xchg_val is
- * marked: __atomic_exchange_n() (instrumented as __tsan_atomic64_exchange)
- * writers and READ_ONCE() readers.  Marked accesses never set up
- * watchpoints, and two marked accesses never race.
+ * Expected (../shared/ZOO.md), in both modes: no report.  Every access to
+ * xchg_val is marked: __atomic_exchange_n() (instrumented as
+ * __tsan_atomic64_exchange) writers and READ_ONCE() readers.  Marked
+ * accesses never set up watchpoints, and two marked accesses never race.
  */
-#define EXPECT "none"
-
-/* Until a report (a failure) or this budget (ms). */
-#define BUDGET_MS   3000
-#define CHECK_EVERY 16
-
-static bool stop;
-static uint64_t deadline;
-static uint64_t t_start_us, t_first_report_us;
-static uint64_t iterations[CSAN_MAX_CPUS];
-/* Where each CPU leaves what it read: a marked store, so no read is optimized away. */
-static uint64_t sink[CSAN_MAX_CPUS];
 
 static uint64_t xchg_val; /* marked accesses only */
 
@@ -41,64 +30,13 @@ static uint64_t xchg_lockless_step(unsigned int cpu, uint64_t i)
 	return xchg_lockless_reader();
 }
 
-static void xchg_lockless_worker(void *arg)
-{
-	unsigned int cpu = this_cpu_id(), i;
-	uint64_t n = 0, sum = 0;
+static const struct zoo_row xchg_lockless_row = {
+	.step = xchg_lockless_step,
+	.min_cpus = 2,
+	.budget_ms = 3000, /* race-free: always runs it all */
+	.expect = { .soft = ZOO_NONE, .hw = ZOO_NONE },
+};
 
-	while (!READ_ONCE(stop)) {
-		for (i = 0; i < CHECK_EVERY; i++)
-			sum += xchg_lockless_step(cpu, n + i);
-		n += CHECK_EVERY;
-		if (csan_reports_sent(0)) {
-			uint64_t zero = 0, now = uptime_us() - t_start_us;
-
-			__atomic_compare_exchange_n(&t_first_report_us, &zero, now, false,
-						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-			WRITE_ONCE(stop, true);
-		} else if (deadline_passed(deadline)) {
-			WRITE_ONCE(stop, true);
-		}
-	}
-	iterations[cpu] = n;
-	WRITE_ONCE(sink[cpu], sum);
-}
-
-static int xchg_lockless_run(void)
-{
-	unsigned int ncpus = csan_ncpus(), cpu;
-	uint64_t total = 0, elapsed_us, expected, reports;
-
-	csan_result_add("expect=%s cpus=%u", EXPECT, ncpus);
-	if (ncpus < 2) {
-		printk("xchg-lockless: needs two or more CPUs, has %u\n", ncpus);
-		csan_result_add("reason=needs-2-cpus");
-		return 1;
-	}
-
-	t_start_us = uptime_us();
-	deadline = deadline_after_us((uint64_t)BUDGET_MS * 1000);
-	csan_run_on_cpus(xchg_lockless_worker, NULL);
-	elapsed_us = uptime_us() - t_start_us;
-	for (cpu = 0; cpu < ncpus; cpu++)
-		total += iterations[cpu];
-	expected = csan_reports_sent(0);
-	reports = csan_reports_sent(0);
-	csan_result_add("expected_reports=%lu reports=%lu first_report_ms=%lu elapsed_ms=%lu "
-			"iterations=%lu setup_watchpoints=%lu",
-			(unsigned long)expected, (unsigned long)reports,
-			(unsigned long)(t_first_report_us / 1000),
-			(unsigned long)(elapsed_us / 1000), (unsigned long)total,
-			(unsigned long)csan_counter(CSAN_COUNTER_SETUP_WATCHPOINTS));
-	csan_counters_print();
-	if (reports) {
-		printk("xchg-lockless: unexpected report\n");
-		csan_result_add("reason=unexpected-report");
-		return 1;
-	}
-	return 0;
-}
-
-CSAN_SCENARIO("xchg-lockless",
-	      "zoo: all accesses marked: xchg() writers, READ_ONCE() readers (no report)",
-	      xchg_lockless_run, 0);
+ZOO_SCENARIO("xchg-lockless",
+	     "zoo: all accesses marked: xchg() writers, READ_ONCE() readers (no report)",
+	     xchg_lockless_row);

@@ -1,0 +1,80 @@
+/* zoo.h: the race zoo's runner: a row is a const description, zoo_run() does the rest. */
+#ifndef GUEST_ZOO_H
+#define GUEST_ZOO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * What a row expects to see, per watch mode (docs: ../shared/ZOO.md).
+ * Each names the report kind that ends the run early; a row expecting
+ * nothing stops at the first report of any kind, which fails it.
+ */
+enum zoo_outcome {
+	ZOO_NONE,		    /* no report at all within the budget */
+	ZOO_DATA_RACE,		    /* at least one "data-race" report (two stacks) */
+	ZOO_ASSERT,		    /* at least one "assert: race" report */
+	ZOO_UNKNOWN_ORIGIN,	    /* at least one single-stack unknown-origin report */
+	ZOO_AT_MOST_UNKNOWN_ORIGIN, /* nothing, or unknown-origin reports only */
+};
+
+struct zoo_expect {
+	enum zoo_outcome soft; /* soft watchpoints only (the default) */
+	enum zoo_outcome hw;   /* debug registers back the watchpoints (--watch=hw) */
+};
+
+struct zoo_row {
+	/*
+	 * One step of CPU @cpu's work, the @i-th on that CPU.  The runner
+	 * adds up what it returns and stores the sum with a marked store,
+	 * so reads a step makes are not optimized away.
+	 */
+	uint64_t (*step)(unsigned int cpu, uint64_t i);
+	/* Before the workers start, on the boot CPU (may be NULL). */
+	void (*setup)(void);
+	/*
+	 * After they all stopped, with the total of steps taken (may be
+	 * NULL): the row's own checks and result fields; false fails the row
+	 * (it adds its reason= itself).
+	 */
+	bool (*finish)(uint64_t iterations);
+	/*
+	 * The row's own rule for ending early (may be NULL): checked
+	 * instead of "a report of the expected kind came", for rows that
+	 * want more than one report.
+	 */
+	bool (*done)(void);
+	unsigned int min_cpus;
+	unsigned int budget_ms; /* run until an expected report or this long */
+	struct zoo_expect expect;
+	/*
+	 * Rows whose outcome turns on a runtime knob: while csan.@knob has
+	 * @knob_value, @knob_expect applies instead of @expect.
+	 */
+	const char *knob;
+	uint32_t knob_value;
+	struct zoo_expect knob_expect;
+};
+
+/*
+ * zoo_run - run @row on every online CPU until its budget ends or a
+ * report of the kind its expected outcome names, add the standard fields
+ * to the result line (expect=, mode=, cpus=, expected_reports=, reports=,
+ * unknown_origin=, first_report_ms=, elapsed_ms=, iterations=,
+ * setup_watchpoints=, matched=) and return 0 when what happened is what
+ * the row expects in the current watch mode, 1 otherwise.
+ */
+int zoo_run(const struct zoo_row *row);
+
+/*
+ * ZOO_SCENARIO - register @row_ (a const struct zoo_row) as scenario
+ * @name_ with a one-line @summary_.
+ */
+#define ZOO_SCENARIO(name_, summary_, row_)                                                        \
+	static int row_##_run(void)                                                                \
+	{                                                                                          \
+		return zoo_run(&row_);                                                             \
+	}                                                                                          \
+	CSAN_SCENARIO(name_, summary_, row_##_run, 0)
+
+#endif /* GUEST_ZOO_H */

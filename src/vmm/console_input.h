@@ -1,0 +1,35 @@
+/* console_input.h: the host terminal's keys: Ctrl-a escapes read on a thread. */
+#ifndef CSAN_VMM_CONSOLE_INPUT_H
+#define CSAN_VMM_CONSOLE_INPUT_H
+
+#include <stddef.h>
+
+struct vm;
+struct console_input;
+
+/* --console-escapes=auto|on|off */
+enum console_escapes {
+	CONSOLE_ESCAPES_AUTO, /* on when @fd is our foreground terminal */
+	CONSOLE_ESCAPES_ON,   /* read @fd even when it is a pipe or a file */
+	CONSOLE_ESCAPES_OFF,
+};
+
+/*
+ * console_input_start - read escape keys from @fd for @vm on a thread of
+ * its own (all signals blocked there, as vm_run requires).  When @fd is a
+ * terminal it goes into a raw-ish mode (no echo, no line editing, Ctrl-C
+ * still a signal) until console_input_stop, an exit or a fatal signal
+ * puts it back.  Stores NULL in @out when @mode leaves escapes off.
+ * Returns 0, or a negative errno with a message in @why (@whylen bytes).
+ */
+int console_input_start(struct vm *vm, int fd, enum console_escapes mode,
+			struct console_input **out, char *why, size_t whylen);
+
+/*
+ * console_input_stop - stop the reader (it never holds up the end of a
+ * run: it waits in poll with a wake-up descriptor), restore the terminal
+ * and free @ci; NULL is a no-op.
+ */
+void console_input_stop(struct console_input *ci);
+
+#endif /* CSAN_VMM_CONSOLE_INPUT_H */

@@ -1,0 +1,57 @@
+/* watch_mode.c: soft or hardware watchpoints, as asked for at run time. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "csan/abi.h"
+#include "vmm/vm.h"
+#include "vmm/watch_mode.h"
+#include "watch/report_log.h"
+
+bool watch_mode_hw(const struct vm *vm)
+{
+	return __atomic_load_n(&vm->watch_hw, __ATOMIC_SEQ_CST) != 0;
+}
+
+const char *watch_mode_name(const struct vm *vm)
+{
+	return watch_mode_hw(vm) ? "hw" : "soft";
+}
+
+/*
+ * Lock-free, because a switch (console or socket thread) can race with
+ * the attach (a vCPU thread) or another switch: whoever writes the block
+ * looks at the mode again afterwards and writes again if it changed
+ * meanwhile, so the last store to the block always carries the last mode
+ * asked for.  A block too small to have watch_hw (size 0 while the attach
+ * is under way) is left alone; the attach publishes once its size is set.
+ */
+void watch_mode_publish(struct vm *vm)
+{
+	struct csan_control *c = __atomic_load_n(&vm->control, __ATOMIC_SEQ_CST);
+	uint32_t mode;
+
+	if (!c || __atomic_load_n(&vm->control_size, __ATOMIC_SEQ_CST) <
+			  offsetof(struct csan_control, watch_hw) + sizeof(c->watch_hw))
+		return;
+	do {
+		mode = watch_mode_hw(vm);
+		__atomic_store_n(&c->watch_hw, mode, __ATOMIC_SEQ_CST);
+	} while (watch_mode_hw(vm) != mode);
+}
+
+int watch_mode_set(struct vm *vm, bool hw, char *why, size_t whylen)
+{
+	if (hw && vm->hw_unavailable[0]) {
+		snprintf(why, whylen, "hardware watchpoints are unavailable on this host: %s",
+			 vm->hw_unavailable);
+		return -ENOTSUP;
+	}
+	__atomic_store_n(&vm->watch_hw, hw ? 1 : 0, __ATOMIC_SEQ_CST);
+	watch_mode_publish(vm);
+	/* Reports from now on, and the summary, say which mode found them. */
+	if (vm->reports)
+		report_log_set_mode(vm->reports, hw);
+	return 0;
+}
