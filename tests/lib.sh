@@ -80,21 +80,28 @@ carry() {
 	esac
 }
 
-# run_vmm ARGS...: run csan-vmm in this test's environment; sets $rc and
-# fills $out/$err.  The harness's own failure (125) fails the test.
+# run_vmm ARGS...: run csan-vmm in this test's environment and watch
+# mode; sets $rc and fills $out/$err.  The harness's own failure (125)
+# fails the test.
 run_vmm() {
+	run_vmm_as_given --watch=$watch_mode "$@"
+}
+
+# run_vmm_as_given ARGS...: the same with no --watch added (--compare
+# picks the modes itself and refuses --watch).
+run_vmm_as_given() {
 	case "${CSAN_TEST_ENV:-direct}" in
 	emuhost)
 		# shellcheck disable=SC2086 # carry_files is a word list
 		"$EMUHOST" --timeout "$VMM_WALL_LIMIT" --file "$VMM" \
 			--file "$GUEST:/csan/src/guest/csan-guest" $carry_files \
-			-- csan-vmm --watch=$watch_mode "$@" >"$out" 2>"$err"
+			-- csan-vmm "$@" >"$out" 2>"$err"
 		rc=$?
 		[ "$rc" != 125 ] || fail "the emulated host failed to run csan-vmm"
 		;;
 	*)
 		# Not the terminal make check runs on: its keys are not the test's.
-		timeout "$VMM_WALL_LIMIT" "$VMM" --watch=$watch_mode "$@" </dev/null >"$out" 2>"$err"
+		timeout "$VMM_WALL_LIMIT" "$VMM" "$@" </dev/null >"$out" 2>"$err"
 		rc=$?
 		[ "$rc" != 124 ] || fail "csan-vmm still running after ${VMM_WALL_LIMIT}s"
 		;;

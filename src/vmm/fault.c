@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 
 #include "vmm/fault.h"
+#include "vmm/status_line.h"
 #include "vmm/guest_mem.h"
 #include "vmm/vm.h"
 #include "vmm/x86.h"
@@ -92,6 +93,7 @@ void fault_report_guest(struct vcpu *vcpu, const struct csan_hc_fault *f, const 
 			size_t msg_len)
 {
 	flockfile(stderr);
+	status_line_hide();
 	if (f->vector == CSAN_FAULT_PANIC) {
 		fprintf(stderr, "csan-vmm: vCPU %u: guest panic: ", vcpu->id);
 		print_guest_text(msg ? msg : "(no message)", msg ? msg_len : 12);
@@ -192,6 +194,7 @@ void fault_report_exit(struct vcpu *vcpu)
 	struct kvm_run *run = vcpu->run;
 
 	flockfile(stderr);
+	status_line_hide();
 	switch (run->exit_reason) {
 	case KVM_EXIT_SHUTDOWN:
 		fprintf(stderr,

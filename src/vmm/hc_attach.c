@@ -59,7 +59,7 @@ static int hc_attach(struct vcpu *vcpu, uint32_t gpa)
 	if (!__atomic_compare_exchange_n(&vm->control, &(struct csan_control *){ NULL }, c, false,
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return hc_fail(vcpu, CSAN_HC_ATTACH, "control", "already attached");
-	vm->control_ncounters = c->ncounters;
+	__atomic_store_n(&vm->control_ncounters, c->ncounters, __ATOMIC_RELEASE);
 	__atomic_store_n(&vm->control_size, a.size, __ATOMIC_SEQ_CST);
 	/* The host owns watch_hw: a mode chosen before the attach takes effect now. */
 	watch_mode_publish(vm);
@@ -69,6 +69,20 @@ static int hc_attach(struct vcpu *vcpu, uint32_t gpa)
 int hc_attach_register(void)
 {
 	return hc_register(CSAN_HC_ATTACH, hc_attach);
+}
+
+uint64_t hc_attach_counter(struct vm *vm, enum csan_counter c)
+{
+	struct csan_control *ctl = __atomic_load_n(&vm->control, __ATOMIC_SEQ_CST);
+
+	/*
+	 * control_ncounters is stored just after the CAS publishes control:
+	 * a reader in between sees 0 counters and answers 0, which is true
+	 * enough for a progress display.
+	 */
+	if (!ctl || (unsigned)c >= __atomic_load_n(&vm->control_ncounters, __ATOMIC_ACQUIRE))
+		return 0;
+	return __atomic_load_n(&ctl->counters[c], __ATOMIC_RELAXED);
 }
 
 void hc_attach_print_counters(struct vm *vm, FILE *f)

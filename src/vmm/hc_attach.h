@@ -2,7 +2,10 @@
 #ifndef CSAN_VMM_HC_ATTACH_H
 #define CSAN_VMM_HC_ATTACH_H
 
+#include <stdint.h>
 #include <stdio.h>
+
+#include "csan/abi.h"
 
 struct vm;
 
@@ -18,5 +21,12 @@ int hc_attach_register(void);
  * attached.
  */
 void hc_attach_print_counters(struct vm *vm, FILE *f);
+
+/*
+ * hc_attach_counter - the current value of the runtime's counter @c, or 0
+ * when the guest has not attached or does not maintain that counter.
+ * Any thread: one aligned 64-bit load from guest RAM.
+ */
+uint64_t hc_attach_counter(struct vm *vm, enum csan_counter c);
 
 #endif /* CSAN_VMM_HC_ATTACH_H */

@@ -14,6 +14,7 @@
 #include "vmm/guest_mem.h"
 #include "vmm/hw_watch.h"
 #include "vmm/hypercall.h"
+#include "vmm/status_line.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 #include "watch/debugreg.h"
@@ -467,6 +468,7 @@ static int foreign_debug_exit(struct vcpu *vcpu, const struct dr_exit *e)
 	pthread_mutex_lock(&vcpu->vm->hw->lock);
 	vcpu->vm->hw->foreign_exits++;
 	pthread_mutex_unlock(&vcpu->vm->hw->lock);
+	status_line_hide();
 	fprintf(stderr,
 		"csan-vmm: vCPU %u: debug exit that is not a csan-vmm watch (%s, DR6 %#llx, PC "
 		"%#llx): handed to the guest as #DB\n",

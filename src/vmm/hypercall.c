@@ -7,6 +7,7 @@
 
 #include "vmm/fault.h"
 #include "vmm/hypercall.h"
+#include "vmm/status_line.h"
 #include "vmm/vm.h"
 
 /* A panic message longer than this is cut: it is for a human to read. */
@@ -33,6 +34,7 @@ int hc_fail(struct vcpu *vcpu, unsigned nr, const char *field, const char *fmt, 
 	va_list ap;
 
 	flockfile(stderr);
+	status_line_hide();
 	fprintf(stderr, "csan-vmm: vCPU %u: bad hypercall %u %s: %s: ", vcpu->id, nr, hc_name(nr),
 		field);
 	va_start(ap, fmt);

@@ -20,6 +20,8 @@ enum {
 	OPTK_REPORT_JSON,
 	OPTK_WATCH,
 	OPTK_PROBE,
+	OPTK_COMPARE,
+	OPTK_COMPARE_JSON,
 	OPTK_CONTROL,
 	OPTK_SEND,
 	OPTK_CONSOLE_ESCAPES,
@@ -34,6 +36,8 @@ static const struct option long_options[] = {
 	{ "seed", required_argument, NULL, OPTK_SEED },
 	{ "report-json", required_argument, NULL, OPTK_REPORT_JSON },
 	{ "watch", required_argument, NULL, OPTK_WATCH },
+	{ "compare", no_argument, NULL, OPTK_COMPARE },
+	{ "compare-json", required_argument, NULL, OPTK_COMPARE_JSON },
 	{ "control", required_argument, NULL, OPTK_CONTROL },
 	{ "send", required_argument, NULL, OPTK_SEND },
 	{ "console-escapes", required_argument, NULL, OPTK_CONSOLE_ESCAPES },
@@ -56,7 +60,8 @@ void options_usage(FILE *f)
 		"                        is MiB (default 64M, at least 16M, below 3G)\n"
 		"  -a, --append=STRING   add STRING to the guest command line\n"
 		"  -s, --scenario=NAME   run scenario NAME of the bundled guest\n"
-		"                        (default %s); --scenario=list lists them\n"
+		"                        (default %s); --scenario=list lists them;\n"
+		"                        with --compare, --scenario=all runs each one\n"
 		"      --timeout=SECONDS stop a guest still running after SECONDS\n"
 		"                        (exit status 3; default 0, no limit)\n"
 		"      --seed=N          seed for the guest's randomness (default:\n"
@@ -76,7 +81,17 @@ void options_usage(FILE *f)
 		"      --console-escapes=auto|on|off  Ctrl-a keys on standard input:\n"
 		"                        h help, w watch mode, s stats, x quit;\n"
 		"                        auto (default) = on when it is a terminal\n"
-		"  -q, --quiet           print only the guest console and findings\n"
+		"      --compare         run the guest twice, in soft then in hw mode, with\n"
+		"                        the same seed and --timeout, and print a table of\n"
+		"                        each race: which mode found it, how often, how\n"
+		"                        soon, what saw the other side; then the totals and\n"
+		"                        the hw/soft slowdown.  Where the host cannot do hw\n"
+		"                        mode (see --probe) it says so and runs soft only\n"
+		"      --compare-json=FILE  also write the comparison to FILE as JSON\n"
+		"  -q, --quiet           print only the guest console and findings (no\n"
+		"                        status line; otherwise one is drawn on stderr\n"
+		"                        while the guest runs, when stderr is a terminal\n"
+		"                        and TERM is set and not dumb)\n"
 		"      --probe           check what this host's KVM can do (debug\n"
 		"                        registers for hardware-watchpoint mode), then\n"
 		"                        exit: 0 available, 2 not\n"
@@ -86,7 +101,9 @@ void options_usage(FILE *f)
 		"Exit status: 0 the guest finished (or was told to quit) and\n"
 		"nothing was reported; 1 the same, but races were reported; 2 usage,\n"
 		"configuration or host error; 3 the guest failed (exception, triple\n"
-		"fault, panic, timeout); 130 interrupted.  See csan-vmm(1).\n",
+		"fault, panic, timeout); 130 interrupted.  With --compare: 1 if any\n"
+		"run reported a race, 0 if none; 2 or 3 if any run ended so (2 first).\n"
+		"See csan-vmm(1).\n",
 		CSAN_MAX_CPUS, OPT_DEFAULT_CPUS, OPT_DEFAULT_SCENARIO);
 }
 
@@ -273,6 +290,13 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 		if (strcmp(arg, "soft") && strcmp(arg, "hw"))
 			return usage_error(errf, "--watch: '%s' is not a mode; use soft or hw", arg);
 		o->watch_hw = strcmp(arg, "hw") == 0;
+		o->watch_given = true;
+		return 0;
+	case OPTK_COMPARE: o->compare = true; return 0;
+	case OPTK_COMPARE_JSON:
+		if (!arg[0])
+			return usage_error(errf, "--compare-json: give a file name");
+		o->compare_json = arg;
 		return 0;
 	case OPTK_CONTROL:
 		if (!arg[0])
@@ -287,6 +311,21 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 	case OPTK_PROBE: o->action = OPT_PROBE; return 0;
 	default: return -EINVAL; /* getopt already said what was wrong */
 	}
+}
+
+/* Options that only make sense together, or not at all together. */
+static int check_combinations(struct options *o, FILE *errf)
+{
+	if (o->action != OPT_RUN)
+		return 0;
+	if (o->compare_json && !o->compare)
+		return usage_error(errf, "--compare-json: only with --compare; add --compare");
+	if (o->compare && o->watch_given)
+		return usage_error(errf, "--watch: --compare runs both modes itself; drop --watch");
+	if (o->scenario && strcmp(o->scenario, OPT_ALL_SCENARIOS) == 0 && !o->compare)
+		return usage_error(errf, "--scenario=all: only with --compare; add --compare, "
+					 "or name one scenario (--scenario=list lists them)");
+	return 0;
 }
 
 int options_parse(int argc, char **argv, struct options *o, FILE *errf)
@@ -328,6 +367,9 @@ int options_parse(int argc, char **argv, struct options *o, FILE *errf)
 				 argv[optind], o->guest_path);
 		goto fail;
 	}
+	rc = check_combinations(o, errf);
+	if (rc)
+		goto fail;
 	return 0;
 fail:
 	options_free(o);

@@ -13,6 +13,8 @@
 #define OPT_DEFAULT_MEMORY (64ull << 20)
 #define OPT_MIN_MEMORY (16ull << 20)
 #define OPT_DEFAULT_SCENARIO "selftest"
+/* --scenario=all: every scenario the guest lists (with --compare). */
+#define OPT_ALL_SCENARIOS "all"
 
 enum opt_action {
 	OPT_RUN,
@@ -36,6 +38,9 @@ struct options {
 	const char *guest_path; /* NULL: the bundled guest */
 	const char *report_json; /* --report-json=FILE, NULL when not given */
 	bool watch_hw; /* --watch=hw */
+	bool watch_given; /* --watch appeared at all */
+	bool compare; /* --compare: the same guest in soft then hw mode */
+	const char *compare_json; /* --compare-json=FILE, NULL when not given */
 	const char *control_path; /* --control=PATH, NULL when not given */
 	const char **sends; /* --send=COMMAND, in order; owned by options */
 	size_t nsends;

@@ -1,10 +1,12 @@
 /* serial.c: the console: a 16550 UART at COM1 and line-buffered output. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "vmm/serial.h"
+#include "vmm/status_line.h"
 
 /* 16550 register offsets from the base port (PC16550D data sheet). */
 enum {
@@ -68,9 +70,25 @@ static void terminal_write(struct serial *s, const char *buf, size_t len)
 	}
 }
 
+/* Keep a result line for --compare, which reads the guest's own timings from it. */
+static void keep_result(struct serial *s, const struct serial_line *l)
+{
+	size_t n = l->len, plen = sizeof(SERIAL_RESULT_PREFIX) - 1;
+
+	if (n < plen || memcmp(l->buf, SERIAL_RESULT_PREFIX, plen))
+		return;
+	if (l->buf[n - 1] == '\n')
+		n--;
+	memcpy(s->result, l->buf, n);
+	s->result[n] = '\0';
+}
+
 static void line_emit(struct serial *s, struct serial_line *l, bool add_newline)
 {
+	/* Stdout may be the terminal stderr's status line is on. */
+	status_line_hide();
 	pthread_mutex_lock(&s->lock);
+	keep_result(s, l);
 	terminal_write(s, l->buf, l->len);
 	if (add_newline)
 		terminal_write(s, "\n", 1);
@@ -116,6 +134,15 @@ void console_flush(struct serial *s)
 	for (i = 0; i < s->nlines; i++)
 		if (s->lines[i].len)
 			line_emit(s, &s->lines[i], true);
+}
+
+void console_result_line(struct serial *s, char *buf, size_t len)
+{
+	if (!len)
+		return;
+	pthread_mutex_lock(&s->lock);
+	snprintf(buf, len, "%s", s->result);
+	pthread_mutex_unlock(&s->lock);
 }
 
 void serial_destroy(struct serial *s)

@@ -28,6 +28,8 @@ struct serial {
 	int out_fd;
 	unsigned nlines;
 	struct serial_line *lines;
+	/* The guest's last "csan-result: " line, without its newline; "" before one. */
+	char result[SERIAL_LINE_MAX + 1];
 	/* 16550 registers the guest may write and read back. */
 	uint8_t ier, lcr, mcr, scr, dll, dlm;
 };
@@ -73,5 +75,15 @@ void console_flush_line(struct serial *s, unsigned cpu);
  * newline) at the end of the run, when no vCPU thread is running.
  */
 void console_flush(struct serial *s);
+
+/* The prefix of the scenario result line (src/guest/include/scenario.h). */
+#define SERIAL_RESULT_PREFIX "csan-result: "
+
+/*
+ * console_result_line - copy the guest's last "csan-result: " console
+ * line (without its newline; "" when it printed none) into @buf (@len
+ * bytes, truncated to fit).  Any thread.
+ */
+void console_result_line(struct serial *s, char *buf, size_t len);
 
 #endif /* CSAN_VMM_SERIAL_H */

@@ -20,6 +20,7 @@
 #include "csan/abi.h"
 #include "vmm/cpuid.h"
 #include "vmm/hw_watch.h"
+#include "vmm/status_line.h"
 #include "vmm/vm.h"
 
 #define KVM_DEVICE "/dev/kvm"
@@ -369,7 +370,7 @@ static void vm_supervise(struct vm *vm, int sig_fd)
 	int64_t deadline = now_ms() + (int64_t)vm->cfg.timeout_s * 1000;
 
 	for (;;) {
-		int wait_ms = -1;
+		int wait_ms = -1, tick_ms;
 
 		if (vm->cfg.timeout_s) {
 			int64_t left = deadline - now_ms();
@@ -380,6 +381,9 @@ static void vm_supervise(struct vm *vm, int sig_fd)
 			}
 			wait_ms = left > INT_MAX ? INT_MAX : (int)left;
 		}
+		tick_ms = status_line_tick(vm);
+		if (tick_ms >= 0 && (wait_ms < 0 || tick_ms < wait_ms))
+			wait_ms = tick_ms;
 		if (poll(pfd, 2, wait_ms) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -462,16 +466,20 @@ int vm_run(struct vm *vm, struct vm_outcome *out)
 		fprintf(stderr, "csan-vmm: signalfd failed: %s\n", strerror(errno));
 		goto out_mask;
 	}
+	if (vm->cfg.status_line)
+		status_line_begin(vm);
 	r = vcpu_start_all(vm);
 	if (r)
 		goto out_close;
 	vm_supervise(vm, sig_fd);
+	status_line_end();
 	vcpu_stop_all(vm);
 	console_flush(&vm->serial);
 	if (vm->outcome.end == VM_END_TIMEOUT)
 		vm_report_timeout(vm);
 	*out = vm->outcome;
 out_close:
+	status_line_end();
 	close(sig_fd);
 out_mask:
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

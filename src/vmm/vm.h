@@ -22,6 +22,7 @@ struct vm_config {
 	unsigned timeout_s; /* 0 = none */
 	bool quiet;
 	bool debug; /* report each unhandled I/O port and MMIO address once */
+	bool status_line; /* draw the live status line on stderr (status_line.c) */
 };
 
 enum vm_end {

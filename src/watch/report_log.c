@@ -15,13 +15,14 @@ struct race {
 	char title[REPORT_TITLE_MAX];
 	uint64_t count, printed;
 	uint64_t first_ns, last_print_ns;
-	unsigned mechs; /* bit (1 << mechanism) per mechanism seen */
-	unsigned modes; /* MODE_* bits: the watch modes it was reported in */
+	unsigned mechs;	      /* bit (1 << mechanism) per mechanism seen */
+	unsigned other_mechs; /* the same, side[0] of two-sided reports only */
+	unsigned modes;	      /* MODE_* bits: the watch modes it was reported in */
 };
 
 /* Watch modes, as bits: a run can toggle between them. */
-#define MODE_SOFT 0x1u
-#define MODE_HW	  0x2u
+#define MODE_SOFT REPORT_LOG_MODE_SOFT
+#define MODE_HW	  REPORT_LOG_MODE_HW
 
 struct report_log {
 	pthread_mutex_t lock;
@@ -138,6 +139,14 @@ static bool due(const struct report_log *log, uint64_t printed, uint64_t last, u
 	return !printed || !log->o.interval_ms || now - last >= log->o.interval_ms * 1000000ull;
 }
 
+/* Bit (1 << mechanism) for one side's mechanism; "both" counts as both. */
+static unsigned mech_bits(uint32_t mechanism)
+{
+	if (mechanism == CSAN_MECH_SOFT_AND_HW)
+		return (1u << CSAN_MECH_SOFT_WATCH) | (1u << CSAN_MECH_HW_DEBUGREG);
+	return 1u << mechanism;
+}
+
 /* Count @r and decide under the lock; print it if due.  Returns 1 if printed. */
 static int count_and_print(struct report_log *log, const struct csan_hc_report *r,
 			   const struct report_sym *rs, uint64_t now)
@@ -150,9 +159,10 @@ static int count_and_print(struct report_log *log, const struct csan_hc_report *
 	if (race) {
 		race->count++;
 		for (i = 0; i < r->nsides; i++)
-			race->mechs |= r->side[i].mechanism == CSAN_MECH_SOFT_AND_HW
-					       ? (1u << CSAN_MECH_SOFT_WATCH) | (1u << CSAN_MECH_HW_DEBUGREG)
-					       : 1u << r->side[i].mechanism;
+			race->mechs |= mech_bits(r->side[i].mechanism);
+		/* What a comparison of watch modes asks: who saw the other access. */
+		if (r->nsides == 2)
+			race->other_mechs |= mech_bits(r->side[0].mechanism);
 		race->modes |= log->mode;
 		if (!due(log, race->printed, race->last_print_ns, now))
 			return 0;
@@ -166,6 +176,8 @@ static int count_and_print(struct report_log *log, const struct csan_hc_report *
 		log->untracked_last_ns = now;
 	}
 	log->printed++;
+	if (log->o.before_print)
+		log->o.before_print();
 	report_print_text(log->o.text, r, rs, &log->o.env);
 	fflush(log->o.text);
 	if (log->o.json) {
@@ -219,17 +231,18 @@ int report_log_submit(struct report_log *log, const struct csan_hc_report *r, ch
 	return err;
 }
 
-/* "soft-watchpoint+debug-register" into @buf. */
-static const char *mech_list(unsigned mechs, char *buf, size_t len)
+const char *report_log_mech_names(unsigned mechs, char *buf, size_t len)
 {
 	unsigned m;
 	size_t used = 0;
 
+	if (!len)
+		return buf;
 	buf[0] = '\0';
-	for (m = CSAN_MECH_SOFT_WATCH; m < CSAN_MECH_MAX; m++)
+	for (m = CSAN_MECH_SOFT_WATCH; m < CSAN_MECH_MAX && used < len; m++)
 		if (mechs & (1u << m))
-			used += snprintf(buf + used, used < len ? len - used : 0, "%s%s",
-					 used ? "+" : "", report_mech_short(m));
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "+" : "",
+						 report_mech_short(m));
 	return buf;
 }
 
@@ -279,7 +292,7 @@ void report_log_summary(struct report_log *log)
 	for (i = 0; i < log->nraces; i++) {
 		const struct race *race = &log->races[i];
 
-		mech_list(race->mechs, mechs, sizeof(mechs));
+		report_log_mech_names(race->mechs, mechs, sizeof(mechs));
 		fprintf(f, "csan-vmm:   %8" PRIu64 "  %9.3fs  %-7s  %-32s %s\n", race->count,
 			(double)(race->first_ns - log->start_ns) / 1e9, mode_list(race->modes), mechs,
 			short_title(race->title));
@@ -300,6 +313,32 @@ void report_log_summary(struct report_log *log)
 	fflush(f);
 out:
 	pthread_mutex_unlock(&log->lock);
+}
+
+int report_log_races(struct report_log *log,
+		     int (*fn)(const struct report_log_race *race, void *ctx), void *ctx)
+{
+	struct report_log_race out;
+	unsigned i;
+	int rc = 0;
+
+	pthread_mutex_lock(&log->lock);
+	for (i = 0; i < log->nraces && !rc; i++) {
+		const struct race *race = &log->races[i];
+
+		out = (struct report_log_race){
+			.signature = race->signature,
+			.title = race->title,
+			.count = race->count,
+			.first_seen = (double)(race->first_ns - log->start_ns) / 1e9,
+			.mechanisms = race->mechs,
+			.other_mechanisms = race->other_mechs,
+			.modes = race->modes,
+		};
+		rc = fn(&out, ctx);
+	}
+	pthread_mutex_unlock(&log->lock);
+	return rc;
 }
 
 uint64_t report_log_total(struct report_log *log)

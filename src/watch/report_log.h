@@ -25,6 +25,28 @@ struct report_log_opts {
 	/* The clock, in ns; NULL: CLOCK_MONOTONIC.  Tests set their own. */
 	uint64_t (*now_ns)(void *ctx);
 	void *now_ctx;
+	/*
+	 * Called under the log's lock just before a report is printed on
+	 * text, so whatever else draws on that terminal (the VMM's status
+	 * line) can get out of the way; NULL: nothing to do.
+	 */
+	void (*before_print)(void);
+};
+
+/* Watch modes a race was reported in, as report_log_race.modes bits. */
+#define REPORT_LOG_MODE_SOFT 0x1u
+#define REPORT_LOG_MODE_HW   0x2u
+
+/* One distinct race as report_log_races() hands it out (read-only). */
+struct report_log_race {
+	const char *signature;	  /* "data-race:a/b" */
+	const char *title;	  /* "BUG: KCSAN: data-race in a / b" */
+	uint64_t count;		  /* reports with this signature */
+	double first_seen;	  /* seconds from the log's start to its first report */
+	unsigned mechanisms;	  /* bit (1 << CSAN_MECH_*) per mechanism any side had */
+	unsigned other_mechanisms; /* the same for side[0], the access that ran into the
+				      watch; 0 when only one-sided (unknown origin) reports came */
+	unsigned modes;		  /* REPORT_LOG_MODE_* bits */
 };
 
 struct report_log;
@@ -63,6 +85,22 @@ void report_log_set_mode(struct report_log *log, bool hw);
  * JSON.  Prints nothing when there were no reports.
  */
 void report_log_summary(struct report_log *log);
+
+/*
+ * report_log_races - call @fn(@race, @ctx) for every distinct race, in the
+ * order first seen, under the log's lock (so @fn must not call back into
+ * the log); the strings live until report_log_free.  Stops early and
+ * returns @fn's value when it returns nonzero; returns 0 otherwise.
+ */
+int report_log_races(struct report_log *log,
+		     int (*fn)(const struct report_log_race *race, void *ctx), void *ctx);
+
+/*
+ * report_log_mech_names - the mechanisms in @mechs (bit 1 << CSAN_MECH_*)
+ * as "soft-watchpoint+debug-register" into @buf (@len bytes, truncated to
+ * fit); "" for none.  Returns @buf.
+ */
+const char *report_log_mech_names(unsigned mechs, char *buf, size_t len);
 
 /* report_log_total, report_log_distinct - reports counted; races tracked. */
 uint64_t report_log_total(struct report_log *log);

@@ -9,7 +9,7 @@ run_cli() {
 run_cli --help
 expect_rc 0
 for opt in --cpus --memory --append --scenario --timeout --seed --report-json --control \
-	--send --console-escapes --watch --quiet --probe --version; do
+	--send --console-escapes --watch --compare --compare-json --quiet --probe --version; do
 	expect_out -- "$opt"
 done
 
@@ -41,6 +41,10 @@ bad --console-escapes --console-escapes=maybe
 bad --send --send=stats
 bad --send --control=/tmp/x --send=
 bad --control --control=
+bad "--compare-json: only with --compare" --compare-json=x.json
+bad "--watch: --compare runs both modes itself" --compare --watch=soft
+bad "--scenario=all: only with --compare" --scenario=all
+bad "--compare-json: give a file name" --compare --compare-json=
 
 run_cli /nonexistent/guest.elf
 expect_rc 2

@@ -249,6 +249,79 @@ static bool blocks_whole(const char *t, unsigned *blocks)
 	return true;
 }
 
+struct seen {
+	unsigned n;
+	struct report_log_race race[4];
+	char sig[4][REPORT_SIG_MAX];
+};
+
+static int collect(const struct report_log_race *race, void *ctx)
+{
+	struct seen *s = ctx;
+
+	if (s->n < 4) {
+		s->race[s->n] = *race;
+		snprintf(s->sig[s->n], sizeof(s->sig[0]), "%s", race->signature);
+	}
+	s->n++;
+	return 0;
+}
+
+static int stop_at_first(const struct report_log_race *race, void *ctx)
+{
+	(*(unsigned *)ctx)++;
+	return race->count ? 7 : 0;
+}
+
+/* report_log_races: each race once, first-seen order, the other side's mechanism apart. */
+static void test_races_iteration(void)
+{
+	FILE *text = tmpfile();
+	struct report_log *log = new_log(text, NULL, 0, 0);
+	struct csan_hc_report a = sample_race(), b = other_race();
+	struct seen s = { 0 };
+	unsigned calls = 0;
+
+	b.side[0].mechanism = CSAN_MECH_SOFT_WATCH;
+	b.side[1].mechanism = CSAN_MECH_SOFT_WATCH;
+	submit_at(log, 250, &b);
+	submit_at(log, 1500, &a);
+	submit_at(log, 1600, &a);
+	CHECK_EQ_U64(report_log_races(log, collect, &s), 0);
+	CHECK_EQ_U64(s.n, 2);
+	CHECK(strcmp(s.sig[0], "data-race:leaf/reader") == 0);
+	CHECK(strcmp(s.sig[1], "data-race:reader/writer") == 0);
+	CHECK_EQ_U64(s.race[0].count, 1);
+	CHECK_EQ_U64(s.race[1].count, 2);
+	CHECK(s.race[0].first_seen > 0.249 && s.race[0].first_seen < 0.251);
+	CHECK(s.race[1].first_seen > 1.499 && s.race[1].first_seen < 1.501);
+	CHECK_EQ_U64(s.race[0].other_mechanisms, 1u << CSAN_MECH_SOFT_WATCH);
+	/* The sample's side[0] was soft, side[1] the debug register. */
+	CHECK_EQ_U64(s.race[1].other_mechanisms, 1u << CSAN_MECH_SOFT_WATCH);
+	CHECK_EQ_U64(s.race[1].mechanisms,
+		     (1u << CSAN_MECH_SOFT_WATCH) | (1u << CSAN_MECH_HW_DEBUGREG));
+	CHECK_EQ_U64(s.race[1].modes, REPORT_LOG_MODE_HW);
+	/* A nonzero return stops the walk and is passed on. */
+	CHECK_EQ_U64(report_log_races(log, stop_at_first, &calls), 7);
+	CHECK_EQ_U64(calls, 1);
+	report_log_free(log);
+	fclose(text);
+}
+
+static void test_mech_names(void)
+{
+	char buf[64];
+
+	CHECK(strcmp(report_log_mech_names(0, buf, sizeof(buf)), "") == 0);
+	CHECK(strcmp(report_log_mech_names((1u << CSAN_MECH_SOFT_WATCH) |
+						   (1u << CSAN_MECH_HW_DEBUGREG),
+					   buf, sizeof(buf)),
+		     "soft-watchpoint+debug-register") == 0);
+	/* Truncated, still terminated. */
+	report_log_mech_names((1u << CSAN_MECH_SOFT_WATCH) | (1u << CSAN_MECH_HW_DEBUGREG), buf, 6);
+	CHECK(strlen(buf) == 5);
+}
+
 static void test_threads(unsigned interval)
 {
 	FILE *text = tmpfile();
@@ -293,6 +366,8 @@ int main(void)
 	test_no_limit();
 	test_bounded();
 	test_empty();
+	test_races_iteration();
+	test_mech_names();
 	test_threads(0);
 	test_threads(600000); /* long enough for any machine: each race once */
 	sym_close(sym);

@@ -1,0 +1,66 @@
+/* status_line.h: a live progress line on stderr while a guest runs. */
+#ifndef CSAN_VMM_STATUS_LINE_H
+#define CSAN_VMM_STATUS_LINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct vm;
+
+/* How often the line is redrawn, and how long other output keeps it away. */
+#define STATUS_LINE_PERIOD_MS 500
+#define STATUS_LINE_QUIET_MS  1000
+
+/* One reading of what the line shows. */
+struct status_sample {
+	int64_t ms;		    /* since the run started */
+	uint64_t setup_watchpoints; /* guest counter: watchpoints ever set up */
+	uint64_t hw_armed;	    /* guest counter: watches backed by debug registers */
+	uint64_t races;		    /* reports the host has counted */
+};
+
+/*
+ * status_line_wanted - whether a run should draw the line: stderr is a
+ * terminal that can return to the line's start (TERM set, not "dumb")
+ * and the user did not ask for --quiet.
+ */
+bool status_line_wanted(bool quiet);
+
+/*
+ * status_line_begin - start drawing for @vm's run (from the thread that
+ * will call status_line_tick).  In hw mode (which may be switched at
+ * run time) the line adds the hardware-arm rate.  Output
+ * just before the run (the boot line) counts as recent, so the first draw
+ * comes STATUS_LINE_QUIET_MS in.
+ */
+void status_line_begin(struct vm *vm);
+
+/*
+ * status_line_tick - redraw the line if a period has passed and nothing
+ * else was printed in the last STATUS_LINE_QUIET_MS.  Returns the
+ * milliseconds until it wants to be called again, or -1 when no line is
+ * being drawn.
+ */
+int status_line_tick(struct vm *vm);
+
+/*
+ * status_line_hide - erase the line if it is on the terminal, and keep it
+ * away for STATUS_LINE_QUIET_MS: call before writing anything else to the
+ * terminal (reports, the guest console, faults).  Any thread; cheap when
+ * no line is drawn.
+ */
+void status_line_hide(void);
+
+/* status_line_end - erase the line and stop drawing (end of the run). */
+void status_line_end(void);
+
+/*
+ * status_line_format - the line's text for @now, with rates over the time
+ * since @prev (the previous draw, or the start), into @buf (@len bytes).
+ * Returns what snprintf returns.
+ */
+int status_line_format(char *buf, size_t len, const struct status_sample *now,
+		       const struct status_sample *prev, bool hw);
+
+#endif /* CSAN_VMM_STATUS_LINE_H */

@@ -1,0 +1,246 @@
+/* test-compare.c: the --compare table and JSON from synthetic runs, and the status line text. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csan/abi.h"
+#include "vmm/compare_table.h"
+#include "vmm/exit_status.h"
+#include "vmm/status_line.h"
+#include "watch/report_log.h"
+#include "check.h"
+#include "../watch/json-check.h"
+
+#define SOFT_BIT (1u << CSAN_MECH_SOFT_WATCH)
+#define HW_BIT	 (1u << CSAN_MECH_HW_DEBUGREG)
+
+/* What a stream printed, as a string the caller frees. */
+static char *capture(const struct compare_table *t, bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (json)
+		compare_table_json(t, f);
+	else
+		compare_table_print(t, f);
+	fclose(f);
+	return buf;
+}
+
+static void add(struct compare_table *t, size_t scen, enum compare_mode m, const char *sig,
+		const char *title, uint64_t count, double first, unsigned other)
+{
+	struct report_log_race r = {
+		.signature = sig, .title = title, .count = count, .first_seen = first,
+		.other_mechanisms = other, .mechanisms = other | SOFT_BIT,
+	};
+
+	CHECK_EQ_U64(compare_table_add_race(t, scen, m, &r), 0);
+}
+
+static void set_run(struct compare_table *t, size_t scen, enum compare_mode m, int status,
+		    double wall, const char *line, uint64_t reports)
+{
+	struct compare_run *r = &t->scenarios[scen].run[m];
+
+	r->ran = true;
+	r->status = status;
+	r->wall_s = wall;
+	r->reports = reports;
+	CHECK_EQ_U64(compare_parse_result_line(line, r), 0);
+}
+
+/* Two modes, one race both find, one only hw finds, one soft sees one-sided. */
+static void fill_both(struct compare_table *t)
+{
+	*t = (struct compare_table){ .seed = 42, .timeout_s = 120, .cpus = 2, .hw_available = true };
+	CHECK_EQ_U64(compare_table_add_scenario(t, "counter-nolock"), 0);
+	CHECK_EQ_U64(compare_table_add_scenario(t, "writer-assert-uninstr"), 1);
+	add(t, 0, COMPARE_SOFT, "data-race:inc/inc", "BUG: KCSAN: data-race in inc / inc", 812,
+	    0.412, SOFT_BIT);
+	add(t, 0, COMPARE_HW, "data-race:inc/inc", "BUG: KCSAN: data-race in inc / inc", 799, 0.398,
+	    HW_BIT);
+	add(t, 1, COMPARE_SOFT, "unknown-origin:w", "BUG: KCSAN: data-race in w+0x4/0x10", 3, 2.5, 0);
+	add(t, 1, COMPARE_HW, "assert-race:w/x", "BUG: KCSAN: assert: race in w / x", 12, 1.25,
+	    HW_BIT | SOFT_BIT);
+	set_run(t, 0, COMPARE_SOFT, EXIT_RACES, 3.2,
+		"csan-result: scenario=counter-nolock status=pass reports=812 elapsed_ms=3000", 812);
+	set_run(t, 0, COMPARE_HW, EXIT_RACES, 9.6,
+		"csan-result: scenario=counter-nolock status=pass reports=799 elapsed_ms=9000", 799);
+	set_run(t, 1, COMPARE_SOFT, EXIT_RACES, 1.0,
+		"csan-result: scenario=writer-assert-uninstr status=pass elapsed_ms=1000", 3);
+	set_run(t, 1, COMPARE_HW, EXIT_RACES, 2.0,
+		"csan-result: scenario=writer-assert-uninstr status=fail elapsed_ms=1500", 12);
+}
+
+static void test_text_both_modes(void)
+{
+	struct compare_table t;
+	char *s;
+
+	fill_both(&t);
+	CHECK_EQ_U64(t.nraces, 3); /* the shared signature merged into one row */
+	s = capture(&t, false);
+	CHECK_CONTAINS(s, "csan-vmm --compare: seed 42, timeout 120 s, 2 vCPUs, 2 scenarios\n");
+	CHECK(!strstr(s, "hw mode not run"));
+	CHECK_CONTAINS(s, "  scenario                 soft     first  seen by                         "
+			  "    hw     first  seen by                         race\n");
+	CHECK_CONTAINS(s, "  counter-nolock            812    0.412s  soft-watchpoint                 "
+			  "   799    0.398s  debug-register                  data-race in inc / inc\n");
+	CHECK_CONTAINS(s, "  writer-assert-uninstr       3    2.500s  unseen                          "
+			  "     -         -  -                               data-race in w+0x4/0x10\n");
+	CHECK_CONTAINS(s, "  writer-assert-uninstr       -         -  -                               "
+			  "    12    1.250s  soft-watchpoint+debug-register  assert: race in w / x\n");
+	CHECK_CONTAINS(s, "  counter-nolock            1  pass        3.20s      3.00s     1  pass    "
+			  "    9.60s      9.00s     3.00x\n");
+	CHECK_CONTAINS(s, "  writer-assert-uninstr     1  pass        1.00s      1.00s     1  fail    "
+			  "    2.00s      1.50s     2.00x\n");
+	CHECK_CONTAINS(s, "totals: soft: 2 distinct races, 815 reports, wall 4.20 s, guest 4.00 s\n");
+	CHECK_CONTAINS(s, "        hw:   2 distinct races, 811 reports, wall 11.60 s, guest 10.50 s\n");
+	CHECK_CONTAINS(s, "        found by both 1, soft only 1, hw only 1; hw/soft slowdown 2.76x "
+			  "wall, 2.62x guest\n");
+	CHECK_EQ_U64(compare_exit_status(&t), EXIT_RACES);
+	free(s);
+	compare_table_free(&t);
+}
+
+static void test_json_both_modes(void)
+{
+	struct compare_table t;
+	char *s;
+
+	fill_both(&t);
+	s = capture(&t, true);
+	/* One object, spread over lines: json_line_ok wants exactly one, then a newline. */
+	CHECK(s && json_line_ok(s));
+	CHECK_CONTAINS(s, "{\"type\":\"compare\",\"seed\":42,\"timeout_s\":120,\"cpus\":2,"
+			  "\"hw_available\":true,\"hw_note\":null,");
+	CHECK_CONTAINS(s, "{\"scenario\":\"counter-nolock\",\"mode\":\"hw\",\"ran\":true,"
+			  "\"exit_status\":1,\"result\":\"pass\",\"wall_s\":9.600000,"
+			  "\"guest_s\":9.000000,\"reports\":799}");
+	CHECK_CONTAINS(s, "{\"scenario\":\"writer-assert-uninstr\",\"signature\":\"assert-race:w/x\","
+			  "\"title\":\"BUG: KCSAN: assert: race in w / x\",\"soft\":null,"
+			  "\"hw\":{\"count\":12,\"first_seen\":1.250000,"
+			  "\"other_side_seen_by\":\"soft-watchpoint+debug-register\"}}");
+	CHECK_CONTAINS(s, "\"soft\":{\"count\":3,\"first_seen\":2.500000,"
+			  "\"other_side_seen_by\":\"unseen\"},\"hw\":null}");
+	CHECK_CONTAINS(s, "\"totals\":{\"soft\":{\"distinct\":2,\"reports\":815,\"wall_s\":4.200000,"
+			  "\"guest_s\":4.000000},\"hw\":{\"distinct\":2,\"reports\":811,"
+			  "\"wall_s\":11.600000,\"guest_s\":10.500000},\"both\":1,\"soft_only\":1,"
+			  "\"hw_only\":1,\"slowdown_wall\":2.761905,\"slowdown_guest\":2.625000}");
+	CHECK_CONTAINS(s, ",\n\"exit_status\":1}\n");
+	free(s);
+	compare_table_free(&t);
+}
+
+/* No hw here: the probe's finding, the soft column only, no slowdown. */
+static void test_soft_only(void)
+{
+	struct compare_table t = { .seed = 1, .timeout_s = 0, .cpus = 1 };
+	char *s, *j;
+
+	snprintf(t.hw_note, sizeof(t.hw_note), "data watchpoints do not fire (probe said so)");
+	CHECK_EQ_U64(compare_table_add_scenario(&t, "lock-ok"), 0);
+	set_run(&t, 0, COMPARE_SOFT, EXIT_CLEAN, 0.5,
+		"csan-result: scenario=lock-ok status=pass reports=0 elapsed_ms=400", 0);
+	s = capture(&t, false);
+	j = capture(&t, true);
+	CHECK_CONTAINS(s, "1 vCPU, 1 scenario\n");
+	CHECK_CONTAINS(s, "hw mode not run: data watchpoints do not fire (probe said so)\n");
+	CHECK_CONTAINS(s, "  scenario    soft     first  seen by  race\n");
+	CHECK_CONTAINS(s, "  -         (no races reported in any mode)\n");
+	CHECK_CONTAINS(s, "  scenario  soft  result       wall      guest\n");
+	CHECK_CONTAINS(s, "  lock-ok      0  pass        0.50s      0.40s\n");
+	CHECK_CONTAINS(s, "totals: soft: 0 distinct races, 0 reports, wall 0.50 s, guest 0.40 s\n");
+	CHECK(!strstr(s, " hw "));
+	CHECK(!strstr(s, "slowdown"));
+	CHECK(j && json_line_ok(j));
+	CHECK_CONTAINS(j, "\"hw_available\":false,\"hw_note\":\"data watchpoints do not fire "
+			  "(probe said so)\"");
+	CHECK(!strstr(j, "\"mode\":\"hw\""));
+	CHECK_CONTAINS(j, "\"races\":[]");
+	CHECK_CONTAINS(j, "\"hw\":null,\"both\":null");
+	CHECK_EQ_U64(compare_exit_status(&t), EXIT_CLEAN);
+	free(s);
+	free(j);
+	compare_table_free(&t);
+}
+
+/* The worst run decides: interrupted, then usage/host, then guest failure, then races. */
+static void test_exit_status(void)
+{
+	struct compare_table t = { .hw_available = true };
+
+	compare_table_add_scenario(&t, "a");
+	t.scenarios[0].run[COMPARE_SOFT] = (struct compare_run){ .ran = true, .status = EXIT_CLEAN };
+	t.scenarios[0].run[COMPARE_HW] = (struct compare_run){ .ran = true, .status = EXIT_CLEAN };
+	CHECK_EQ_U64(compare_exit_status(&t), EXIT_CLEAN);
+	/* A guest failure with races still counts as a failure. */
+	t.scenarios[0].run[COMPARE_HW] =
+		(struct compare_run){ .ran = true, .status = EXIT_GUEST_FAILED, .reports = 4 };
+	CHECK_EQ_U64(compare_exit_status(&t), EXIT_GUEST_FAILED);
+	t.scenarios[0].run[COMPARE_SOFT].status = EXIT_USAGE;
+	CHECK_EQ_U64(compare_exit_status(&t), EXIT_USAGE);
+	t.scenarios[0].run[COMPARE_HW].status = EXIT_INTERRUPTED;
+	CHECK_EQ_U64(compare_exit_status(&t), EXIT_INTERRUPTED);
+	/* A mode that was not run cannot decide anything. */
+	t.hw_available = false;
+	t.scenarios[0].run[COMPARE_SOFT].status = EXIT_RACES;
+	CHECK_EQ_U64(compare_exit_status(&t), EXIT_RACES);
+	compare_table_free(&t);
+}
+
+static void test_result_line(void)
+{
+	struct compare_run r = { 0 };
+
+	CHECK_EQ_U64(compare_parse_result_line("", &r), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(compare_parse_result_line("csan-guest: status=pass elapsed_ms=5", &r),
+		     (uint64_t)-EINVAL);
+	CHECK(!r.has_guest_ms && !r.result[0]);
+	/* first_report_ms= must not be taken for elapsed_ms=, nor xstatus= for status=. */
+	CHECK_EQ_U64(compare_parse_result_line("csan-result: scenario=x xstatus=odd status=fail "
+					       "first_report_ms=7 elapsed_ms=1234 iterations=9",
+					       &r),
+		     0);
+	CHECK(strcmp(r.result, "fail") == 0);
+	CHECK(r.has_guest_ms);
+	CHECK_EQ_U64(r.guest_ms, 1234);
+	r = (struct compare_run){ 0 };
+	CHECK_EQ_U64(compare_parse_result_line("csan-result: scenario=x status=pass elapsed_ms=12x",
+					       &r),
+		     0);
+	CHECK(!r.has_guest_ms);
+}
+
+static void test_status_line(void)
+{
+	struct status_sample prev = { .ms = 1000, .setup_watchpoints = 100, .hw_armed = 50 };
+	struct status_sample now = { .ms = 1500, .setup_watchpoints = 600, .hw_armed = 300,
+				     .races = 1 };
+	char buf[160];
+
+	status_line_format(buf, sizeof(buf), &now, &prev, false);
+	CHECK(strcmp(buf, "csan-vmm: 1.5 s, 1000 watchpoints/s, 1 race") == 0);
+	now.races = 3;
+	status_line_format(buf, sizeof(buf), &now, &prev, true);
+	CHECK(strcmp(buf, "csan-vmm: 1.5 s, 1000 watchpoints/s, 500 hw arms/s, 3 races") == 0);
+	/* No time between samples: no rate rather than a division by zero. */
+	status_line_format(buf, sizeof(buf), &prev, &prev, false);
+	CHECK(strcmp(buf, "csan-vmm: 1.0 s, 0 watchpoints/s, 0 races") == 0);
+}
+
+int main(void)
+{
+	test_text_both_modes();
+	test_json_both_modes();
+	test_soft_only();
+	test_exit_status();
+	test_result_line();
+	test_status_line();
+	return check_exit_status("test-compare");
+}
