@@ -360,6 +360,18 @@ struct csan_control {
 	uint32_t watch_hw;	    /* 1: back every watchpoint with debug registers (0) */
 	uint32_t irq_depth_stride; /* bytes between two CPUs' counts */
 	uint64_t irq_depth_base;   /* guest address of CPU 0's count, or 0 */
+	/*
+	 * Where CPU n's runtime keeps its "checking disabled" depth (an
+	 * int32_t: data_race(), kcsan_disable_current()), for task context at
+	 * disable_base + n * disable_stride and for interrupt context
+	 * disable_irq_offset bytes further.  A debug register cannot tell a
+	 * data_race() access from a plain one; the host reads this at the
+	 * trap, and an access made with checking disabled is, as in KCSAN,
+	 * no race.  Written by the runtime before it attaches; base 0: none.
+	 */
+	uint64_t disable_base;
+	uint32_t disable_stride;
+	uint32_t disable_irq_offset;
 };
 
 /*
@@ -397,7 +409,7 @@ _Static_assert(__builtin_offsetof(struct csan_control, enabled) == 16, "csan_con
 _Static_assert(__builtin_offsetof(struct csan_control, counters) == 48, "csan_control counters");
 _Static_assert(__builtin_offsetof(struct csan_control, watch_hw) == 48 + 8 * CSAN_CONTROL_MAX_COUNTERS,
 	       "csan_control hw fields");
-_Static_assert(sizeof(struct csan_control) == 64 + 8 * CSAN_CONTROL_MAX_COUNTERS,
+_Static_assert(sizeof(struct csan_control) == 80 + 8 * CSAN_CONTROL_MAX_COUNTERS,
 	       "csan_control layout");
 _Static_assert(sizeof(struct csan_hc_attach) == 16, "csan_hc_attach layout");
 

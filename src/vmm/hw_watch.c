@@ -39,6 +39,7 @@ struct hw_hit {
 	uint32_t cpu, context, access, size;
 	uint64_t ip;   /* the accessing instruction, or with ip_after the trap PC past it */
 	bool ip_after; /* the instruction could not be decoded */
+	bool excused;  /* made with checking disabled: data_race(), not a race */
 	uint32_t nret; /* return addresses in ret[] */
 	uint64_t ret[CSAN_REPORT_MAX_STACK];
 };
@@ -74,7 +75,7 @@ struct hw_engine {
 	struct hw_armed last[CSAN_MAX_CPUS];
 	uint32_t next_ticket;
 	/* Statistics, under lock. */
-	uint64_t arms, no_slot, unwatchable, disarms, hits, late_hits, foreign_exits;
+	uint64_t arms, no_slot, unwatchable, disarms, hits, late_hits, excused, foreign_exits;
 	uint64_t arm_ns, disarm_ns;
 };
 
@@ -386,6 +387,31 @@ static uint32_t guest_context(struct vm *vm, unsigned cpu)
 								 : CSAN_CTX_TASK;
 }
 
+/*
+ * Whether @cpu made its access with the runtime's checking disabled
+ * (data_race(), kcsan_disable_current()) in @context: the debug register
+ * saw the access but cannot see the marking.  The runtime published where
+ * its per-CPU depth lives (csan_control.disable_*); guest memory, so
+ * every address is checked; unreadable counts as not disabled.
+ */
+static bool guest_checking_disabled(struct vm *vm, unsigned cpu, uint32_t context)
+{
+	const struct csan_control *c = __atomic_load_n(&vm->control, __ATOMIC_ACQUIRE);
+	const int32_t *depth;
+	uint64_t base, stride, irq_off;
+
+	if (!c || __atomic_load_n(&vm->control_size, __ATOMIC_ACQUIRE) < sizeof(*c))
+		return false;
+	base = __atomic_load_n(&c->disable_base, __ATOMIC_RELAXED);
+	stride = __atomic_load_n(&c->disable_stride, __ATOMIC_RELAXED);
+	irq_off = __atomic_load_n(&c->disable_irq_offset, __ATOMIC_RELAXED);
+	if (!base || stride > 65536 || irq_off > 65536 || ((base | stride | irq_off) & 3))
+		return false;
+	depth = vm_gpa_to_hva(vm, base + stride * cpu + (context == CSAN_CTX_INTERRUPT ? irq_off : 0),
+			      sizeof(*depth));
+	return depth && __atomic_load_n(depth, __ATOMIC_RELAXED) > 0;
+}
+
 /* Function bodies longer than this are decoded from just before the trap. */
 #define HW_DECODE_MAX 65536
 
@@ -425,6 +451,9 @@ static void describe_hit(struct vcpu *vcpu, const struct hw_armed *w, const stru
 	memset(hit, 0, sizeof(*hit));
 	hit->cpu = vcpu->id;
 	hit->context = guest_context(vm, vcpu->id);
+	hit->excused = guest_checking_disabled(vm, vcpu->id, hit->context);
+	if (hit->excused)
+		return;
 	if (decode_access(vcpu, vcpu->run->debug.arch.pc, &insn)) {
 		hit->ip = insn.addr;
 		hit->size = insn.mem_size;
@@ -532,7 +561,9 @@ int hw_watch_debug_exit(struct vcpu *vcpu)
 		describe_hit(vcpu, &copy, &regs, &hit);
 		pthread_mutex_lock(&hw->lock);
 		w = find_armed(hw, tickets[i]);
-		if (w) {
+		if (w && hit.excused) {
+			hw->excused++;
+		} else if (w) {
 			if (w->hits < UINT32_MAX)
 				w->hits++;
 			if (!w->have_hit) {
@@ -588,9 +619,10 @@ void hw_watch_print_stats(struct vm *vm, FILE *f)
 		fprintf(f,
 			"csan-vmm: hardware watches: %" PRIu64 " armed, %" PRIu64
 			" without a free debug register, %" PRIu64 " unwatchable, %" PRIu64
-			" hits (+%" PRIu64 " after their watch ended), %" PRIu64
+			" hits (+%" PRIu64 " after their watch ended, %" PRIu64
+			" under data_race()), %" PRIu64
 			" debug exits not ours; mean arm %.1f us, disarm %.1f us (%u vCPUs)\n",
-			hw->arms, hw->no_slot, hw->unwatchable, hw->hits, hw->late_hits,
+			hw->arms, hw->no_slot, hw->unwatchable, hw->hits, hw->late_hits, hw->excused,
 			hw->foreign_exits,
 			hw->arms ? (double)hw->arm_ns / (double)hw->arms / 1e3 : 0.0,
 			hw->disarms ? (double)hw->disarm_ns / (double)hw->disarms / 1e3 : 0.0,

@@ -242,6 +242,10 @@ void csan_init(const char *cmdline)
 		 */
 		c->skip = skip ? (long)(skip - csan_random(c, skip)) : 0;
 	}
+	/* For hardware-watchpoint mode: how the host tells a data_race() access. */
+	csan_control.disable_base = (uintptr_t)&csan_cpus[0].task.disable_count;
+	csan_control.disable_stride = sizeof(struct csan_cpu);
+	csan_control.disable_irq_offset = offsetof(struct csan_cpu, irq) - offsetof(struct csan_cpu, task);
 	/* The host may rewrite knobs while attaching: report what is in force after. */
 	attached = csan_port_attach(&csan_control);
 	csan_port_printf(
