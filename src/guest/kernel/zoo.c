@@ -42,14 +42,25 @@ static struct {
 	uint64_t sink[CSAN_MAX_CPUS];
 } zoo;
 
-/* The outcome the row expects now: by watch mode, and by its knob if it has one. */
-static enum zoo_outcome zoo_expected(const struct zoo_row *row)
+/* Do the knobs in force have every value in @when?  (None named: no.) */
+static bool zoo_knobs_hold(const struct zoo_knob *when)
 {
-	const struct zoo_expect *e = &row->expect;
+	unsigned int k;
 	uint32_t v;
 
-	if (row->knob && csan_knob_get(row->knob, &v) && v == row->knob_value)
-		e = &row->knob_expect;
+	if (!when[0].name)
+		return false;
+	for (k = 0; k < ZOO_MAX_KNOBS && when[k].name; k++)
+		if (!csan_knob_get(when[k].name, &v) || v != when[k].value)
+			return false;
+	return true;
+}
+
+/* The outcome the row expects now: by watch mode, and by its knobs if it has any. */
+static enum zoo_outcome zoo_expected(const struct zoo_row *row)
+{
+	const struct zoo_expect *e = zoo_knobs_hold(row->when) ? &row->when_expect : &row->expect;
+
 	return csan_watch_hw() ? e->hw : e->soft;
 }
 
