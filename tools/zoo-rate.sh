@@ -20,7 +20,7 @@
 # row's expectation, 1 otherwise, 2 on bad usage.
 set -u
 
-env=direct runs=20 builddir= zoo_knobs=1
+env=direct runs=20 builddir='' zoo_knobs=1
 usage() {
 	sed -n '3,7s/^# \{0,1\}//p' "$0" >&2
 	exit 2

@@ -47,6 +47,7 @@ static const struct zoo_row plain_write_atomic_row = {
 	.when_expect = { .soft = ZOO_DATA_RACE, .hw = ZOO_DATA_RACE },
 };
 
-ZOO_SCENARIO("plain-write-atomic",
-	     "zoo: aligned plain word writes racing with READ_ONCE() readers (no report by default)",
-	     plain_write_atomic_row);
+ZOO_SCENARIO(
+	"plain-write-atomic",
+	"zoo: aligned plain word writes racing with READ_ONCE() readers (no report by default)",
+	plain_write_atomic_row);
