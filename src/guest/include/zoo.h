@@ -23,6 +23,13 @@ struct zoo_expect {
 	enum zoo_outcome hw;   /* debug registers back the watchpoints (--watch=hw) */
 };
 
+/* A runtime knob setting (csan.NAME=VALUE, NAME without "csan."). */
+struct zoo_knob {
+	const char *name;
+	uint32_t value;
+};
+#define ZOO_MAX_KNOBS 2
+
 struct zoo_row {
 	/*
 	 * One step of CPU @cpu's work, the @i-th on that CPU.  The runner
@@ -48,12 +55,12 @@ struct zoo_row {
 	unsigned int budget_ms; /* run until an expected report or this long */
 	struct zoo_expect expect;
 	/*
-	 * Rows whose outcome turns on a runtime knob: while csan.@knob has
-	 * @knob_value, @knob_expect applies instead of @expect.
+	 * Rows whose outcome turns on runtime knobs: while every csan.NAME
+	 * in @when (up to ZOO_MAX_KNOBS, the unused ones with no name) has
+	 * its value, @when_expect applies instead of @expect.
 	 */
-	const char *knob;
-	uint32_t knob_value;
-	struct zoo_expect knob_expect;
+	struct zoo_knob when[ZOO_MAX_KNOBS];
+	struct zoo_expect when_expect;
 };
 
 /*

@@ -59,9 +59,8 @@ static const struct zoo_row irq_same_cpu_row = {
 	.min_cpus = 1,
 	.budget_ms = 5000, /* by default race-free: runs it all */
 	.expect = { .soft = ZOO_NONE, .hw = ZOO_DATA_RACE },
-	.knob = "interrupt_watcher",
-	.knob_value = 1,
-	.knob_expect = { .soft = ZOO_DATA_RACE, .hw = ZOO_DATA_RACE },
+	.when = { { "interrupt_watcher", 1 } },
+	.when_expect = { .soft = ZOO_DATA_RACE, .hw = ZOO_DATA_RACE },
 };
 
 ZOO_SCENARIO("irq-same-cpu",

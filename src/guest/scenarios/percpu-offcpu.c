@@ -1,4 +1,4 @@
-/* percpu-offcpu.c: zoo: a per-CPU variable with ASSERT_EXCLUSIVE_WRITER(), written by a remote CPU. */
+/* percpu-offcpu.c: zoo: a per-CPU counter under ASSERT_EXCLUSIVE_WRITER(), written remotely. */
 #include "csan.h"
 #include "scenario.h"
 #include "zoo.h"

@@ -1,4 +1,4 @@
-/* refcount-reserve.c: zoo: ASSERT_EXCLUSIVE_ACCESS() after the last reference drop; a user without one. */
+/* refcount-reserve.c: zoo: ASSERT_EXCLUSIVE_ACCESS() after the last put; a user with no ref. */
 #include "csan.h"
 #include "scenario.h"
 #include "zoo.h"

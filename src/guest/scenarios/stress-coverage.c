@@ -1,4 +1,4 @@
-/* stress-coverage.c: zoo: ASSERT_EXCLUSIVE_ACCESS() as a coverage switch over three lockless functions. */
+/* stress-coverage.c: zoo: ASSERT_EXCLUSIVE_ACCESS() as a coverage switch on three functions. */
 #include "csan.h"
 #include "scenario.h"
 #include "zoo.h"
@@ -67,12 +67,9 @@ static const char *const stress_fn_name[] = {
 static int stress_call(enum stress_fn fn, uint64_t i)
 {
 	switch (fn) {
-	case STRESS_XOR_SHIFT:
-		return stress_xor_shift((int)(i & 3) + 1, (int)i);
-	case STRESS_UPDATE:
-		return stress_update((int)i);
-	default:
-		return stress_read();
+	case STRESS_XOR_SHIFT: return stress_xor_shift((int)(i & 3) + 1, (int)i);
+	case STRESS_UPDATE: return stress_update((int)i);
+	default: return stress_read();
 	}
 }
 

@@ -32,9 +32,8 @@ static const struct zoo_row value_unchanged_row = {
 	.min_cpus = 2,
 	.budget_ms = 3000, /* by default race-free: runs it all */
 	.expect = { .soft = ZOO_NONE, .hw = ZOO_NONE },
-	.knob = "report_value_change_only",
-	.knob_value = 0,
-	.knob_expect = { .soft = ZOO_DATA_RACE, .hw = ZOO_DATA_RACE },
+	.when = { { "report_value_change_only", 0 } },
+	.when_expect = { .soft = ZOO_DATA_RACE, .hw = ZOO_DATA_RACE },
 };
 
 ZOO_SCENARIO(
