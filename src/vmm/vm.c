@@ -468,9 +468,16 @@ int vm_run(struct vm *vm, struct vm_outcome *out)
 	vm_supervise(vm, sig_fd);
 	vcpu_stop_all(vm);
 	console_flush(&vm->serial);
-	if (vm->outcome.end == VM_END_TIMEOUT)
-		vm_report_timeout(vm);
+	/*
+	 * Under end_lock: the control thread may have written the outcome,
+	 * and the eventfd that woke the supervisor orders nothing in C's
+	 * memory model (TSan flagged the plain read).
+	 */
+	pthread_mutex_lock(&vm->end_lock);
 	*out = vm->outcome;
+	pthread_mutex_unlock(&vm->end_lock);
+	if (out->end == VM_END_TIMEOUT)
+		vm_report_timeout(vm);
 out_close:
 	close(sig_fd);
 out_mask:
