@@ -30,6 +30,7 @@ static int hc_attach(struct vcpu *vcpu, uint32_t gpa)
 	struct vm *vm = vcpu->vm;
 	struct csan_hc_attach a;
 	struct csan_control *c;
+	uint32_t magic, size, ncounters;
 	int rc;
 
 	rc = hc_read_args(vcpu, CSAN_HC_ATTACH, gpa, &a, sizeof(a));
@@ -47,19 +48,27 @@ static int hc_attach(struct vcpu *vcpu, uint32_t gpa)
 	if (!c)
 		return hc_fail(vcpu, CSAN_HC_ATTACH, "control",
 			       "[%#" PRIx64 ", +%" PRIu32 ") is not in guest RAM", a.control, a.size);
-	if (c->magic != CSAN_CONTROL_MAGIC || c->size != a.size)
+	/*
+	 * The header is read once into locals: another vCPU may rewrite the
+	 * block while this one checks it, and a count re-read after its check
+	 * could send later counter reads past the block (hostile guests do
+	 * this on purpose; tests/vm/hostile-hypercalls.sh).
+	 */
+	magic = __atomic_load_n(&c->magic, __ATOMIC_RELAXED);
+	size = __atomic_load_n(&c->size, __ATOMIC_RELAXED);
+	ncounters = __atomic_load_n(&c->ncounters, __ATOMIC_RELAXED);
+	if (magic != CSAN_CONTROL_MAGIC || size != a.size)
 		return hc_fail(vcpu, CSAN_HC_ATTACH, "control",
-			       "magic %#" PRIx32 " size %" PRIu32 ": not a csan_control block",
-			       c->magic, c->size);
-	if (c->ncounters > CSAN_CONTROL_MAX_COUNTERS ||
-	    CONTROL_HEAD_SIZE + 8u * c->ncounters > a.size)
+			       "magic %#" PRIx32 " size %" PRIu32 ": not a csan_control block", magic,
+			       size);
+	if (ncounters > CSAN_CONTROL_MAX_COUNTERS || CONTROL_HEAD_SIZE + 8u * ncounters > a.size)
 		return hc_fail(vcpu, CSAN_HC_ATTACH, "control", "ncounters %" PRIu32 " does not fit",
-			       c->ncounters);
+			       ncounters);
 	/* One block per run: the first attach wins, a second is a guest bug. */
 	if (!__atomic_compare_exchange_n(&vm->control, &(struct csan_control *){ NULL }, c, false,
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return hc_fail(vcpu, CSAN_HC_ATTACH, "control", "already attached");
-	__atomic_store_n(&vm->control_ncounters, c->ncounters, __ATOMIC_RELEASE);
+	__atomic_store_n(&vm->control_ncounters, ncounters, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&vm->control_size, a.size, __ATOMIC_SEQ_CST);
 	/* The host owns watch_hw: a mode chosen before the attach takes effect now. */
 	watch_mode_publish(vm);
@@ -88,7 +97,7 @@ uint64_t hc_attach_counter(struct vm *vm, enum csan_counter c)
 void hc_attach_print_counters(struct vm *vm, FILE *f)
 {
 	struct csan_control *c = __atomic_load_n(&vm->control, __ATOMIC_SEQ_CST);
-	unsigned i, n = vm->control_ncounters;
+	unsigned i, n = __atomic_load_n(&vm->control_ncounters, __ATOMIC_SEQ_CST);
 
 	if (!c)
 		return;

@@ -489,21 +489,34 @@ static void describe_hit(struct vcpu *vcpu, const struct hw_armed *w, const stru
  * slot we did not arm.  The guest would have taken #DB had we not been
  * debugging it, so it gets one, and the user hears of it.
  */
+#define HW_FOREIGN_EXITS_SHOWN 10
+
 static int foreign_debug_exit(struct vcpu *vcpu, const struct dr_exit *e)
 {
 	struct kvm_vcpu_events ev;
 	char what[128];
 
+	uint64_t nth;
+
 	pthread_mutex_lock(&vcpu->vm->hw->lock);
-	vcpu->vm->hw->foreign_exits++;
+	nth = ++vcpu->vm->hw->foreign_exits;
 	pthread_mutex_unlock(&vcpu->vm->hw->lock);
-	status_line_hide();
-	fprintf(stderr,
-		"csan-vmm: vCPU %u: debug exit that is not a csan-vmm watch (%s, DR6 %#llx, PC "
-		"%#llx): handed to the guest as #DB\n",
-		vcpu->id, dr_exit_describe(e, what, sizeof(what)),
-		(unsigned long long)vcpu->run->debug.arch.dr6,
-		(unsigned long long)vcpu->run->debug.arch.pc);
+	/*
+	 * A guest that single-steps itself or keeps its own breakpoints set
+	 * makes these at the rate it runs: name the first few, count the
+	 * rest (the "hardware watches" line at exit has the total), so the
+	 * log cannot grow without bound.
+	 */
+	if (nth <= HW_FOREIGN_EXITS_SHOWN) {
+		status_line_hide();
+		fprintf(stderr,
+			"csan-vmm: vCPU %u: debug exit that is not a csan-vmm watch (%s, DR6 %#llx, "
+			"PC %#llx): handed to the guest as #DB%s\n",
+			vcpu->id, dr_exit_describe(e, what, sizeof(what)),
+			(unsigned long long)vcpu->run->debug.arch.dr6,
+			(unsigned long long)vcpu->run->debug.arch.pc,
+			nth == HW_FOREIGN_EXITS_SHOWN ? "; further ones are only counted" : "");
+	}
 	if (ioctl(vcpu->fd, KVM_GET_VCPU_EVENTS, &ev) < 0)
 		goto fail;
 	ev.exception.injected = 1;

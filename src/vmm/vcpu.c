@@ -244,10 +244,15 @@ static int handle_exit(struct vcpu *vcpu)
 	case KVM_EXIT_HLT:
 		/* Only without an in-kernel LAPIC; wake-ups are KVM's, so go back. */
 		return VCPU_RESUME;
+	case KVM_EXIT_DEBUG: return hw_watch_debug_exit(vcpu);
+	/*
+	 * These end the run.  They once fell through to the debug case, so
+	 * a triple fault was re-injected as #DB forever and the run never
+	 * ended (tests/vm/triple-fault.sh).
+	 */
 	case KVM_EXIT_SHUTDOWN:
 	case KVM_EXIT_INTERNAL_ERROR:
 	case KVM_EXIT_FAIL_ENTRY:
-	case KVM_EXIT_DEBUG: return hw_watch_debug_exit(vcpu);
 	case KVM_EXIT_SYSTEM_EVENT:
 	default: return exit_fault(vcpu);
 	}

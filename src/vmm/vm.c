@@ -475,9 +475,16 @@ int vm_run(struct vm *vm, struct vm_outcome *out)
 	status_line_end();
 	vcpu_stop_all(vm);
 	console_flush(&vm->serial);
-	if (vm->outcome.end == VM_END_TIMEOUT)
-		vm_report_timeout(vm);
+	/*
+	 * Under end_lock: the control thread may have written the outcome,
+	 * and the eventfd that woke the supervisor orders nothing in C's
+	 * memory model (TSan flagged the plain read).
+	 */
+	pthread_mutex_lock(&vm->end_lock);
 	*out = vm->outcome;
+	pthread_mutex_unlock(&vm->end_lock);
+	if (out->end == VM_END_TIMEOUT)
+		vm_report_timeout(vm);
 out_close:
 	status_line_end();
 	close(sig_fd);

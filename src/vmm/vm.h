@@ -80,7 +80,7 @@ struct vm {
 
 	/* The guest runtime's control block (CSAN_HC_ATTACH), in guest RAM; NULL until attached. */
 	struct csan_control *control;
-	unsigned control_ncounters; /* checked at attach; reads stay below it */
+	unsigned control_ncounters; /* atomic: checked at attach; reads stay below it */
 	unsigned control_size;	    /* atomic: bytes of the block, 0 until attached */
 
 	/*

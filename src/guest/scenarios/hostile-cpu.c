@@ -1,0 +1,114 @@
+/* hostile-cpu.c: a CPU that destroys itself, and one that owns its debug registers. */
+#include "exception_hook.h"
+#include "percpu.h"
+#include "scenario.h"
+
+/*
+ * triple-fault: CPU 1 loads an empty IDT and touches unmapped memory, so
+ * the #PF cannot be delivered, nor the #DF after it: a triple fault
+ * (KVM_EXIT_SHUTDOWN on that vCPU).  CPU 0 keeps running meanwhile; the
+ * VMM must stop every vCPU and report the run as failed.
+ */
+#define UNMAPPED_ADDRESS 0x100002000ul
+
+struct idt_pointer {
+	uint16_t limit;
+	uint64_t base;
+} __attribute__((packed));
+
+static void triple_fault_cpu(void *arg)
+{
+	static const struct idt_pointer empty = { 0, 0 };
+
+	(void)arg;
+	irq_disable();
+	__asm__ __volatile__("lidt %0" ::"m"(empty));
+	*(volatile unsigned long *)UNMAPPED_ADDRESS = 1;
+	for (;;)
+		cpu_relax();
+}
+
+static int triple_fault_run(void)
+{
+	unsigned long spins = 0;
+
+	if (csan_ncpus() < 2) {
+		csan_result_add("reason=needs-2-cpus");
+		return 1;
+	}
+	printk("triple-fault: CPU 1 goes down, CPU 0 keeps running\n");
+	csan_cpu_post(1, triple_fault_cpu, NULL);
+	for (;;) {
+		cpu_relax();
+		if (++spins % 10000000 == 0)
+			printk("triple-fault: CPU 0 still running\n");
+	}
+	return 1;
+}
+
+CSAN_SCENARIO("triple-fault", "test: CPU 1 triple-faults while CPU 0 runs", triple_fault_run,
+	      CSAN_SCENARIO_TEST_ONLY);
+
+/*
+ * debugreg-self: the guest arms DR0 on a variable of its own, writes it,
+ * and takes the #DBs in its own handler (exception_hook.c), as a kernel
+ * with kgdb or perf breakpoints would.  In soft-watchpoint mode the debug
+ * registers are the guest's: the VMM must pass them through untouched.
+ * Data breakpoints fire on real KVM; PVM never fires them (HOST-FACTS),
+ * so the count is printed and the test judges it per host.
+ */
+#define DEBUGREG_WRITES 100
+#define VECTOR_DB 1 /* #DB, the debug exception */
+#define DR7_L0 (1ul << 0)
+#define DR7_RW0_WRITE (1ul << 16)  /* R/W0 = 01: data writes (SDM 17.2.4) */
+#define DR7_LEN0_4 (3ul << 18)	   /* LEN0 = 11: 4 bytes */
+#define DR6_B0 (1ul << 0)
+#define DR6_RESET 0xffff0ff0ul
+
+static volatile uint32_t debugreg_target __aligned(8);
+static volatile unsigned int debugreg_hits;
+static volatile unsigned int debugreg_stray;
+
+/* Not instrumented: it runs in the #DB handler, where the runtime must not. */
+__attribute__((no_sanitize_thread)) static bool debugreg_db(struct trap_frame *f)
+{
+	unsigned long dr6;
+
+	(void)f;
+	__asm__ __volatile__("mov %%dr6, %0" : "=r"(dr6));
+	__asm__ __volatile__("mov %0, %%dr6" ::"r"(DR6_RESET));
+	if (dr6 & DR6_B0)
+		debugreg_hits = debugreg_hits + 1;
+	else
+		debugreg_stray = debugreg_stray + 1;
+	/* A data breakpoint is a trap: RIP is already past the write. */
+	return true;
+}
+
+__attribute__((no_sanitize_thread)) static void debugreg_arm(unsigned long addr,
+							       unsigned long dr7)
+{
+	__asm__ __volatile__("mov %0, %%dr0" ::"r"(addr));
+	__asm__ __volatile__("mov %0, %%dr7" ::"r"(dr7));
+}
+
+static int debugreg_self_run(void)
+{
+	unsigned int i;
+
+	exception_hook_set(VECTOR_DB, debugreg_db);
+	debugreg_arm((uintptr_t)&debugreg_target, DR7_L0 | DR7_RW0_WRITE | DR7_LEN0_4);
+	for (i = 0; i < DEBUGREG_WRITES; i++)
+		debugreg_target = i;
+	debugreg_arm(0, 0);
+	exception_hook_set(VECTOR_DB, NULL);
+	printk("debugreg-self: %u writes, %u #DB from DR0, %u other #DB\n", DEBUGREG_WRITES,
+	       debugreg_hits, debugreg_stray);
+	csan_result_add("writes=%u hits=%u stray=%u", DEBUGREG_WRITES, debugreg_hits,
+			debugreg_stray);
+	/* All or nothing: a partial count means #DBs were lost or invented. */
+	return (debugreg_hits == DEBUGREG_WRITES || debugreg_hits == 0) && !debugreg_stray ? 0 : 1;
+}
+
+CSAN_SCENARIO("debugreg-self", "test: the guest arms DR0 itself and handles its own #DB",
+	      debugreg_self_run, CSAN_SCENARIO_TEST_ONLY);
