@@ -34,6 +34,7 @@ echo "$out" | awk '
 			if ($i == "arm") arm[n] += $(i + 1)
 			if ($i == "disarm") disarm[n] += $(i + 1)
 			if ($i == "armed,") armed[n] += $(i - 1)
+			if ($i == "register") loads[n] += $(i - 1)
 		}
 		runs[n]++
 	}
@@ -48,11 +49,14 @@ echo "$out" | awk '
 			print "hw-cost: missing results"; exit 1
 		}
 		printf "hw-cost: %d rounds in the emulated host (QEMU TCG, kvm-amd)\n", runs[1]
-		printf "hw-cost:   vCPUs  watches/run  mean arm  mean disarm  round trip\n"
+		printf "hw-cost:   vCPUs  watches/run  mean arm  mean disarm  round trip  exits  register loads\n"
+		# Exits per round trip: each hypercall is one on the watcher,
+		# and each loads the registers of every other vCPU by kicking it
+		# out of KVM_RUN once: 2 * vCPUs in all.
 		for (n = 1; n <= 4; n *= 2)
-			printf "hw-cost:   %5d  %11.0f  %6.0f us  %8.0f us  %7.0f us\n", n,
+			printf "hw-cost:   %5d  %11.0f  %6.0f us  %8.0f us  %7.0f us  %5d  %14.1f\n", n,
 				armed[n] / runs[n], arm[n] / runs[n], disarm[n] / runs[n],
-				(arm[n] + disarm[n]) / runs[n]
+				(arm[n] + disarm[n]) / runs[n], 2 * n, loads[n] / runs[n]
 		s = us["soft"] / mruns["soft"]; h = us["hw"] / mruns["hw"]
 		printf "hw-cost:   bench workload, 2 vCPUs: soft %.0f us, hw %.0f us: hw/soft %.2fx\n", s, h, h / s
 	}'

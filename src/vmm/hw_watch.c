@@ -77,6 +77,7 @@ struct hw_engine {
 	/* Statistics, under lock. */
 	uint64_t arms, no_slot, unwatchable, disarms, hits, late_hits, excused, foreign_exits;
 	uint64_t arm_ns, disarm_ns;
+	uint64_t loads; /* KVM_SET_GUEST_DEBUG calls (atomic): one per vCPU and change */
 };
 
 struct hw_engine *hw_engine_new(void)
@@ -145,6 +146,7 @@ static int apply_debugregs(struct vcpu *vcpu, void *arg)
 	pthread_mutex_unlock(&hw->lock);
 	if (ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0)
 		return -errno;
+	__atomic_fetch_add(&hw->loads, 1, __ATOMIC_RELAXED);
 	vcpu->hw_gen = gen;
 	memcpy(vcpu->hw_slots, slots, sizeof(slots));
 	memcpy(vcpu->hw_tickets, tickets, sizeof(tickets));
@@ -634,11 +636,15 @@ void hw_watch_print_stats(struct vm *vm, FILE *f)
 			" without a free debug register, %" PRIu64 " unwatchable, %" PRIu64
 			" hits (+%" PRIu64 " after their watch ended, %" PRIu64
 			" under data_race()), %" PRIu64
-			" debug exits not ours; mean arm %.1f us, disarm %.1f us (%u vCPUs)\n",
+			" debug exits not ours; mean arm %.1f us, disarm %.1f us, %.1f register"
+			" loads per arm+disarm (%u vCPUs)\n",
 			hw->arms, hw->no_slot, hw->unwatchable, hw->hits, hw->late_hits, hw->excused,
 			hw->foreign_exits,
 			hw->arms ? (double)hw->arm_ns / (double)hw->arms / 1e3 : 0.0,
 			hw->disarms ? (double)hw->disarm_ns / (double)hw->disarms / 1e3 : 0.0,
+			hw->arms ? (double)__atomic_load_n(&hw->loads, __ATOMIC_RELAXED) /
+					   (double)hw->arms
+				 : 0.0,
 			vm->ncpus);
 	pthread_mutex_unlock(&hw->lock);
 }
