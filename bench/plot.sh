@@ -51,9 +51,9 @@ bars() { # bars FILE TITLE YLABEL LABEL-FORMAT [log]
 		echo 'set title "Time to the first report per racy zoo row (guest ms, emulated host)"'
 		echo 'set ylabel "ms (log)"; set logscale y; set style data histograms'
 		echo 'set style histogram clustered gap 1; set boxwidth 0.9 relative; set xtics rotate by -40 font ",8"'
-		echo 'set key top left'
+		echo 'set key top left; set rmargin 8'
 		printf 'plot "%s" using 2:xtic(1) title "soft", "" using 3 title "hw"\n' "$d/ttfr"
-		echo 'unset logscale y; set style data linespoints; set xtics norotate font ",10"; set boxwidth 0.6'
+		echo 'unset logscale y; set style data linespoints; set xtics norotate font ",10"; set boxwidth 0.6; unset rmargin'
 	fi
 	bars boot "Selftest boot to exit, 2 vCPUs" "seconds" "%.2f s"
 	bars sym "Symbolization throughput (guest ELF)" "frames/s (log)" "%.0f" log
