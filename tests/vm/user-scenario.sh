@@ -11,10 +11,11 @@ require_vm_env
 elf="$top_builddir/tests/user-scenario/csan-guest-my-race"
 [ -f "$elf" ] || fail "$elf was not built by make check"
 objs="$elf.objs"
-nm "$objs"/*-my-race.o | grep -q ' U __tsan_read8$' ||
-	fail "my-race.c was not built with -fsanitize=thread"
-nm "$objs"/*-my-race-helper.uninstr.o | grep -q __tsan_ &&
-	fail "my-race-helper.c (USER_UNINSTR) was instrumented"
+set -- "$objs"/*-my-race.o "$objs"/*-my-race-helper.uninstr.o
+[ -f "$1" ] && [ -f "$2" ] || fail "objects missing in $objs: $(ls "$objs" 2>&1)"
+nm "$1" | grep -q ' U __tsan_read8$' || fail "my-race.c was not built with -fsanitize=thread"
+! nm "$2" | grep -q __tsan_ || fail "my-race-helper.c (USER_UNINSTR) was instrumented"
+nm "$2" | grep -q ' T my_race_next$' || fail "my-race-helper.c is not in $2"
 "$VMM" --scenario=list "$elf" >"$out" 2>"$err" || fail "--scenario=list on $elf failed"
 expect_out '^my-race +a user.s scenario'
 [ "$(wc -l <"$out")" = 1 ] || fail "the user guest carries more than its own scenario"
