@@ -1,4 +1,4 @@
-/* my-race.c: a scenario that lives outside the tree: a stamp published and polled with plain accesses. */
+/* my-race.c: a scenario living outside the tree: a stamp published and polled plainly. */
 #include "csan.h"
 #include "scenario.h"
 #include "zoo.h"
