@@ -26,7 +26,7 @@
  * could exploit would run with the VMM's rights; under this filter such a
  * thread can still only do what serving exits needs.  The main thread and
  * the console and control threads stay unfiltered: they open files and
- * sockets on the user's behalf and never read guest memory.
+ * sockets on the user's behalf and do not serve the guest's exits.
  *
  * Only what a vCPU thread is seen to need after set-up is allowed, in
  * groups below.  Everything else - execve, fork and clone, sockets,
