@@ -51,8 +51,12 @@ static const int allowed_always[] = {
 	/* Time stamps: the vDSO calls the kernel where the clock source has no vDSO path. */
 	SCMP_SYS(clock_gettime), SCMP_SYS(gettimeofday), SCMP_SYS(clock_nanosleep),
 	SCMP_SYS(nanosleep),
-	/* Leaving: the thread's own exit, and the process's (a fatal host error). */
-	SCMP_SYS(exit), SCMP_SYS(exit_group),
+	/*
+	 * Leaving: the thread's own exit, and the process's (a fatal host
+	 * error).  Sanitizer runtimes (--sandbox=on in such a build) drop the
+	 * thread's alternate signal stack on the way out.
+	 */
+	SCMP_SYS(exit), SCMP_SYS(exit_group), SCMP_SYS(sigaltstack),
 };
 
 /*
