@@ -40,23 +40,42 @@ static const int allowed_always[] = {
 	 * is set up on first use: fstat), vm_end's eventfd, libdw reading
 	 * debuginfo it opens lazily, glibc's fatal-error messages (writev).
 	 */
-	SCMP_SYS(read), SCMP_SYS(pread64), SCMP_SYS(write), SCMP_SYS(writev),
-	SCMP_SYS(lseek), SCMP_SYS(close), SCMP_SYS(fstat), SCMP_SYS(newfstatat),
+	SCMP_SYS(read),
+	SCMP_SYS(pread64),
+	SCMP_SYS(write),
+	SCMP_SYS(writev),
+	SCMP_SYS(lseek),
+	SCMP_SYS(close),
+	SCMP_SYS(fstat),
+	SCMP_SYS(newfstatat),
 	/* malloc (a thread's first allocation creates its arena: sysinfo) and libelf's mappings. */
-	SCMP_SYS(munmap), SCMP_SYS(madvise), SCMP_SYS(mremap), SCMP_SYS(brk),
-	SCMP_SYS(sysinfo), SCMP_SYS(sched_getaffinity),
+	SCMP_SYS(munmap),
+	SCMP_SYS(madvise),
+	SCMP_SYS(mremap),
+	SCMP_SYS(brk),
+	SCMP_SYS(sysinfo),
+	SCMP_SYS(sched_getaffinity),
 	/* Locks, condition variables and vcpu_run_on_all; the kick handler's return. */
-	SCMP_SYS(futex), SCMP_SYS(sched_yield), SCMP_SYS(rt_sigprocmask),
-	SCMP_SYS(rt_sigreturn), SCMP_SYS(restart_syscall), SCMP_SYS(getpid), SCMP_SYS(gettid),
+	SCMP_SYS(futex),
+	SCMP_SYS(sched_yield),
+	SCMP_SYS(rt_sigprocmask),
+	SCMP_SYS(rt_sigreturn),
+	SCMP_SYS(restart_syscall),
+	SCMP_SYS(getpid),
+	SCMP_SYS(gettid),
 	/* Time stamps: the vDSO calls the kernel where the clock source has no vDSO path. */
-	SCMP_SYS(clock_gettime), SCMP_SYS(gettimeofday), SCMP_SYS(clock_nanosleep),
+	SCMP_SYS(clock_gettime),
+	SCMP_SYS(gettimeofday),
+	SCMP_SYS(clock_nanosleep),
 	SCMP_SYS(nanosleep),
 	/*
 	 * Leaving: the thread's own exit, and the process's (a fatal host
 	 * error).  Sanitizer runtimes (--sandbox=on in such a build) drop the
 	 * thread's alternate signal stack on the way out.
 	 */
-	SCMP_SYS(exit), SCMP_SYS(exit_group), SCMP_SYS(sigaltstack),
+	SCMP_SYS(exit),
+	SCMP_SYS(exit_group),
+	SCMP_SYS(sigaltstack),
 };
 
 /*
@@ -68,8 +87,14 @@ static const int allowed_always[] = {
  * /dev/kvm ioctls (creating vCPUs, mapping memory) are set-up only.
  */
 static const unsigned long allowed_ioctls[] = {
-	KVM_RUN,	     KVM_GET_REGS,	  KVM_GET_SREGS,       KVM_TRANSLATE,
-	KVM_SET_GUEST_DEBUG, KVM_GET_VCPU_EVENTS, KVM_SET_VCPU_EVENTS, TCGETS,
+	KVM_RUN,
+	KVM_GET_REGS,
+	KVM_GET_SREGS,
+	KVM_TRANSLATE,
+	KVM_SET_GUEST_DEBUG,
+	KVM_GET_VCPU_EVENTS,
+	KVM_SET_VCPU_EVENTS,
+	TCGETS,
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -251,8 +276,9 @@ int sandbox_enter(char *why, size_t whylen)
 		r = seccomp_load(ctx);
 	}
 	if (r)
-		snprintf(why, whylen, "seccomp: %s failed: %s; --sandbox=off runs without the sandbox",
-			 what, strerror(-r));
+		snprintf(why, whylen,
+			 "seccomp: %s failed: %s; --sandbox=off runs without the sandbox", what,
+			 strerror(-r));
 	seccomp_release(ctx);
 	return r;
 }
