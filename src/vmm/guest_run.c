@@ -173,6 +173,7 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 		.timeout_s = o->timeout_s,
 		.quiet = o->quiet,
 		.status_line = status_line_wanted(o->quiet),
+		.sandbox = o->sandbox,
 	};
 	struct control_server *control = NULL;
 	struct console_input *console = NULL;

@@ -25,7 +25,21 @@ enum {
 	OPTK_CONTROL,
 	OPTK_SEND,
 	OPTK_CONSOLE_ESCAPES,
+	OPTK_SANDBOX,
 };
+
+/*
+ * Sanitizer runtimes report from the thread that erred, and a report runs
+ * a symbolizer and reads /proc: calls the vCPU sandbox refuses.  So such
+ * builds start with it off (--sandbox=on still turns it on).
+ */
+#ifdef CSAN_SANITIZED_BUILD
+#define OPT_DEFAULT_SANDBOX false
+#define OPT_DEFAULT_SANDBOX_NAME "off"
+#else
+#define OPT_DEFAULT_SANDBOX true
+#define OPT_DEFAULT_SANDBOX_NAME "on"
+#endif
 
 static const struct option long_options[] = {
 	{ "cpus", required_argument, NULL, 'c' },
@@ -41,6 +55,7 @@ static const struct option long_options[] = {
 	{ "control", required_argument, NULL, OPTK_CONTROL },
 	{ "send", required_argument, NULL, OPTK_SEND },
 	{ "console-escapes", required_argument, NULL, OPTK_CONSOLE_ESCAPES },
+	{ "sandbox", required_argument, NULL, OPTK_SANDBOX },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "probe", no_argument, NULL, OPTK_PROBE },
 	{ "version", no_argument, NULL, OPTK_VERSION },
@@ -81,6 +96,9 @@ void options_usage(FILE *f)
 		"      --console-escapes=auto|on|off  Ctrl-a keys on standard input:\n"
 		"                        h help, w watch mode, s stats, x quit;\n"
 		"                        auto (default) = on when it is a terminal\n"
+		"      --sandbox=on|off  put vCPU threads under a seccomp allow-list\n"
+		"                        once the guest runs (default %s; off is for\n"
+		"                        debugging the VMM)\n"
 		"      --compare         run the guest twice, in soft then in hw mode, with\n"
 		"                        the same seed and --timeout, and print a table of\n"
 		"                        each race: which mode found it, how often, how\n"
@@ -104,7 +122,7 @@ void options_usage(FILE *f)
 		"fault, panic, timeout); 130 interrupted.  With --compare: 1 if any\n"
 		"run reported a race, 0 if none; 2 or 3 if any run ended so (2 first).\n"
 		"See csan-vmm(1).\n",
-		CSAN_MAX_CPUS, OPT_DEFAULT_CPUS, OPT_DEFAULT_SCENARIO);
+		CSAN_MAX_CPUS, OPT_DEFAULT_CPUS, OPT_DEFAULT_SCENARIO, OPT_DEFAULT_SANDBOX_NAME);
 }
 
 static int usage_error(FILE *errf, const char *fmt, ...)
@@ -305,6 +323,11 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 		return 0;
 	case OPTK_SEND: return add_send(arg, o, errf);
 	case OPTK_CONSOLE_ESCAPES: return parse_console_escapes(arg, o, errf);
+	case OPTK_SANDBOX:
+		if (strcmp(arg, "on") && strcmp(arg, "off"))
+			return usage_error(errf, "--sandbox: '%s' is not on or off", arg);
+		o->sandbox = strcmp(arg, "on") == 0;
+		return 0;
 	case 'q': o->quiet = true; return 0;
 	case 'h': o->action = OPT_HELP; return 0;
 	case OPTK_VERSION: o->action = OPT_VERSION; return 0;
@@ -336,6 +359,7 @@ int options_parse(int argc, char **argv, struct options *o, FILE *errf)
 	o->action = OPT_RUN;
 	o->cpus = OPT_DEFAULT_CPUS;
 	o->mem_bytes = OPT_DEFAULT_MEMORY;
+	o->sandbox = OPT_DEFAULT_SANDBOX;
 
 	optind = 0; /* full reset, so tests can parse several times */
 	opterr = 0; /* we print our own messages, on errf */

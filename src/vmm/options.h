@@ -45,6 +45,7 @@ struct options {
 	const char **sends; /* --send=COMMAND, in order; owned by options */
 	size_t nsends;
 	enum console_escapes console_escapes;
+	bool sandbox; /* --sandbox: vCPU threads under the seccomp allow-list */
 };
 
 /*

@@ -11,6 +11,7 @@
 #include "vmm/fault.h"
 #include "vmm/hw_watch.h"
 #include "vmm/hypercall.h"
+#include "vmm/sandbox.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 
@@ -295,6 +296,7 @@ static void *vcpu_thread(void *arg)
 	struct vm *vm = vcpu->vm;
 	sigset_t kick;
 	char name[16];
+	char why[256];
 	int r;
 
 	vcpu_self = vcpu;
@@ -304,7 +306,14 @@ static void *vcpu_thread(void *arg)
 	sigaddset(&kick, VCPU_KICK_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &kick, NULL);
 
-	r = vcpu_loop(vcpu);
+	/* Set-up is done: from here the thread serves the guest (sandbox.c). */
+	if (vm->cfg.sandbox && sandbox_enter(why, sizeof(why))) {
+		fprintf(stderr, "csan-vmm: vCPU %u: %s\n", vcpu->id, why);
+		vm_end(vm, VM_END_HOST_ERROR, 0, 0);
+		r = 0;
+	} else {
+		r = vcpu_loop(vcpu);
+	}
 	if (r < 0) {
 		fprintf(stderr, "csan-vmm: vCPU %u: KVM_RUN failed: %s\n", vcpu->id, strerror(-r));
 		vm_end(vm, VM_END_HOST_ERROR, 0, 0);
@@ -329,6 +338,15 @@ int vcpu_start_all(struct vm *vm)
 	unsigned i;
 	int r = 0;
 
+	if (vm->cfg.sandbox) {
+		char why[256];
+
+		r = sandbox_prepare(why, sizeof(why));
+		if (r) {
+			fprintf(stderr, "csan-vmm: %s\n", why);
+			return r;
+		}
+	}
 	sigemptyset(&sa.sa_mask);
 	/* No SA_RESTART: KVM_RUN must come back with EINTR. */
 	if (sigaction(VCPU_KICK_SIGNAL, &sa, NULL) < 0) {

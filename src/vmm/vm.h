@@ -23,6 +23,7 @@ struct vm_config {
 	bool quiet;
 	bool debug; /* report each unhandled I/O port and MMIO address once */
 	bool status_line; /* draw the live status line on stderr (status_line.c) */
+	bool sandbox; /* vCPU threads enter the seccomp sandbox (sandbox.c) */
 };
 
 enum vm_end {

@@ -9,7 +9,8 @@ run_cli() {
 run_cli --help
 expect_rc 0
 for opt in --cpus --memory --append --scenario --timeout --seed --report-json --control \
-	--send --console-escapes --watch --compare --compare-json --quiet --probe --version; do
+	--send --console-escapes --sandbox --watch --compare --compare-json --quiet --probe \
+	--version; do
 	expect_out -- "$opt"
 done
 
@@ -38,6 +39,8 @@ bad "unknown option" --frobnicate
 bad "needs a value" --cpus
 bad "unexpected argument" a.elf b.elf
 bad --console-escapes --console-escapes=maybe
+bad --sandbox --sandbox=maybe
+bad --sandbox --sandbox=
 bad --send --send=stats
 bad --send --control=/tmp/x --send=
 bad --control --control=

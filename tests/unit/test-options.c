@@ -36,6 +36,11 @@ static void test_defaults(void)
 	CHECK_EQ_U64(o.mem_bytes, 64ull << 20);
 	CHECK(o.timeout_s == 0 && !o.seed_given && o.quiet);
 	CHECK(o.guest_path == NULL && o.scenario == NULL && o.append == NULL);
+#ifdef CSAN_SANITIZED_BUILD
+	CHECK(!o.sandbox); /* a sanitizer's report needs calls the sandbox refuses */
+#else
+	CHECK(o.sandbox);
+#endif
 	options_free(&o);
 }
 
@@ -67,6 +72,8 @@ static void test_values(void)
 	CHECK(PARSE(&o, msg, "--version") == 0 && o.action == OPT_VERSION);
 	CHECK(PARSE(&o, msg, "--probe") == 0 && o.action == OPT_PROBE);
 	CHECK(PARSE(&o, msg, "-c", "64") == 0 && o.cpus == CSAN_MAX_CPUS);
+	CHECK(PARSE(&o, msg, "--sandbox=off") == 0 && !o.sandbox);
+	CHECK(PARSE(&o, msg, "--sandbox=off", "--sandbox=on") == 0 && o.sandbox);
 }
 
 static void test_sizes(void)
@@ -112,6 +119,7 @@ static void test_rejections(void)
 	expect_rejected(PARSE(&o, msg, "-z"), msg, "'-z'");
 	expect_rejected(PARSE(&o, msg, "--cpus"), msg, "needs a value");
 	expect_rejected(PARSE(&o, msg, "a.elf", "b.elf"), msg, "'b.elf'");
+	expect_rejected(PARSE(&o, msg, "--sandbox=yes"), msg, "--sandbox");
 }
 
 int main(void)
