@@ -496,9 +496,10 @@ static void describe_hit(struct vcpu *vcpu, const struct hw_armed *w, const stru
 static int foreign_debug_exit(struct vcpu *vcpu, const struct dr_exit *e)
 {
 	struct kvm_vcpu_events ev;
+	struct kvm_debugregs dr;
+	uint64_t nth, ours = 0;
 	char what[128];
-
-	uint64_t nth;
+	unsigned i;
 
 	pthread_mutex_lock(&vcpu->vm->hw->lock);
 	nth = ++vcpu->vm->hw->foreign_exits;
@@ -519,6 +520,20 @@ static int foreign_debug_exit(struct vcpu *vcpu, const struct dr_exit *e)
 			(unsigned long long)vcpu->run->debug.arch.pc,
 			nth == HW_FOREIGN_EXITS_SHOWN ? "; further ones are only counted" : "");
 	}
+	/*
+	 * The guest's handler reads DR6 to learn why it was called: give it
+	 * what the CPU reported, without the status bits of the slots that
+	 * were csan-vmm's (the guest never armed those), as a debugger stub
+	 * does for exits it does not own.
+	 */
+	for (i = 0; i < DR_NUM_SLOTS; i++)
+		if (vcpu->hw_slots[i].armed)
+			ours |= DR6_B(i);
+	if (ioctl(vcpu->fd, KVM_GET_DEBUGREGS, &dr) < 0)
+		goto fail;
+	dr.dr6 = vcpu->run->debug.arch.dr6 & ~ours;
+	if (ioctl(vcpu->fd, KVM_SET_DEBUGREGS, &dr) < 0)
+		goto fail;
 	if (ioctl(vcpu->fd, KVM_GET_VCPU_EVENTS, &ev) < 0)
 		goto fail;
 	ev.exception.injected = 1;
@@ -589,6 +604,12 @@ int hw_watch_debug_exit(struct vcpu *vcpu)
 		}
 		pthread_mutex_unlock(&hw->lock);
 	}
+	/*
+	 * One exit can carry the guest's own cause too (a single step of its
+	 * own on an access we watch): that part is still the guest's.
+	 */
+	if (e.single_step || e.dr_access || e.task_switch)
+		return foreign_debug_exit(vcpu, &e);
 	return VCPU_RESUME;
 }
 

@@ -94,6 +94,8 @@ static const unsigned long allowed_ioctls[] = {
 	KVM_SET_GUEST_DEBUG,
 	KVM_GET_VCPU_EVENTS,
 	KVM_SET_VCPU_EVENTS,
+	KVM_GET_DEBUGREGS,
+	KVM_SET_DEBUGREGS,
 	TCGETS,
 };
 
