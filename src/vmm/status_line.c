@@ -96,16 +96,21 @@ void status_line_begin(struct vm *vm)
 
 int status_line_tick(struct vm *vm)
 {
-	struct status_sample now;
+	struct status_sample now, prev;
 	char text[160];
 	int64_t t = now_ms(), wait;
 
-	if (!line.active)
+	if (!__atomic_load_n(&line.active, __ATOMIC_RELAXED))
 		return -1;
-	if (t < line.next_ms)
-		return (int)(line.next_ms - t);
+	/* vCPU threads move next_ms and quiet_until_ms (status_line_hide): under stderr's lock. */
+	flockfile(stderr);
+	wait = line.next_ms - t;
+	prev = line.prev;
+	funlockfile(stderr);
+	if (wait > 0)
+		return (int)wait;
 	sample(vm, t - line.start_ms, &now);
-	status_line_format(text, sizeof(text), &now, &line.prev,
+	status_line_format(text, sizeof(text), &now, &prev,
 			   __atomic_load_n(&vm->watch_hw, __ATOMIC_RELAXED) != 0);
 	flockfile(stderr);
 	if (t >= line.quiet_until_ms) {
