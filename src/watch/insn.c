@@ -1,5 +1,6 @@
 /* insn.c: the instruction that made a data access, recovered from a debug trap's RIP. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,8 +14,8 @@
 
 /*
  * A handle per call: cs_open costs a few microseconds against the tens a
- * debug exit already takes, and a capstone handle must not be shared by
- * two vCPU threads at once.
+ * debug exit already takes (decoding is one at a time anyway, see
+ * insn_before_trap).
  */
 static int open_x86_64(csh *h, char *why, size_t whylen)
 {
@@ -230,8 +231,8 @@ static int decode_backward(csh h, const struct insn_code *code, uint64_t rip, st
 	return -ENOENT;
 }
 
-int insn_before_trap(const struct insn_code *code, uint64_t rip, struct insn_info *out, char *why,
-		     size_t whylen)
+static int decode_before_trap(const struct insn_code *code, uint64_t rip, struct insn_info *out,
+			      char *why, size_t whylen)
 {
 	char fwd_why[256] = "";
 	csh h;
@@ -280,5 +281,24 @@ int insn_before_trap(const struct insn_code *code, uint64_t rip, struct insn_inf
 		memset(out, 0, sizeof(*out));
 out:
 	cs_close(&h);
+	return rc;
+}
+
+/*
+ * Capstone 4 is not safe for two threads decoding at once, even on
+ * handles of their own: its x86 module sorts lookup tables lazily, on
+ * first use, in globals (ThreadSanitizer caught two vCPU threads there).
+ * Decoding is short next to the debug exit it serves: one at a time.
+ */
+static pthread_mutex_t capstone_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int insn_before_trap(const struct insn_code *code, uint64_t rip, struct insn_info *out, char *why,
+		     size_t whylen)
+{
+	int rc;
+
+	pthread_mutex_lock(&capstone_lock);
+	rc = decode_before_trap(code, rip, out, why, whylen);
+	pthread_mutex_unlock(&capstone_lock);
 	return rc;
 }
