@@ -185,6 +185,20 @@ int main(void)
 	char err[4096];
 	int status;
 
+#ifdef __SANITIZE_THREAD__
+	/*
+	 * ThreadSanitizer defers signals to its own safe points, and a
+	 * SIGSYS from the filter arrives inside a system call it intercepts:
+	 * the trapped thread deadlocks on TSan's locks instead of printing
+	 * and exiting.  That is why TSan builds run with --sandbox=off by
+	 * default (sandbox.h); the filter itself is tested in the other
+	 * builds.
+	 */
+	printf("SKIP: the seccomp trap path cannot run under ThreadSanitizer "
+	       "(its signal deferral deadlocks the trapped thread); "
+	       "a normal or ASan build tests it\n");
+	return 77;
+#endif
 	test_pid = getpid();
 	status = run_child(allowed_calls, err, sizeof(err));
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
