@@ -588,7 +588,16 @@ int hw_watch_debug_exit(struct vcpu *vcpu)
 		 */
 		if (!w)
 			continue;
-		describe_hit(vcpu, &copy, &regs, &hit);
+		/*
+		 * Only the first hit is described (decoded, unwound): that is
+		 * what the report shows.  Later ones are counted, cheaply, or a
+		 * handler that writes the range on every timer tick of a slow
+		 * host keeps its vCPU in trap handling and the watch never ends.
+		 */
+		if (copy.have_hit)
+			memset(&hit, 0, sizeof(hit));
+		else
+			describe_hit(vcpu, &copy, &regs, &hit);
 		pthread_mutex_lock(&hw->lock);
 		w = find_armed(hw, tickets[i]);
 		if (w && hit.excused) {
