@@ -194,11 +194,12 @@ expect_watch_mode() {
 	fi
 }
 
-# expect_at_most_unknown_origin FUNC FILE: for rows whose soft-mode
+# expect_at_most_unknown_origin FUNC FILE [BUG]: for rows whose soft-mode
 # outcome is "nothing, or a single-stack unknown-origin report": either
 # no report and exit status 0, or exit status 1 and only reports that are
-# "race at unknown origin" with one stack, its access in FUNC at FILE:line.
-# Anything else (a second stack, another title) fails.
+# "race at unknown origin" with one stack, its access in FUNC at FILE:line,
+# titled BUG (default data-race; an assertion's watch makes it
+# "assert: race").  Anything else (a second stack, another title) fails.
 expect_at_most_unknown_origin() {
 	if ! grep -q '^BUG: KCSAN' "$err"; then
 		expect_rc 0
@@ -206,7 +207,7 @@ expect_at_most_unknown_origin() {
 	fi
 	expect_rc 1
 	! grep -E '^BUG: KCSAN' "$err" |
-		grep -Evq "^BUG: KCSAN: data-race in $1\\+0x[0-9a-f]+/0x[0-9a-f]+\$" ||
+		grep -Evq "^BUG: KCSAN: ${3:-data-race} in $1\\+0x[0-9a-f]+/0x[0-9a-f]+\$" ||
 		fail "a report other than an unknown-origin one in $1"
 	# An access line without the unknown-origin lead is a second stack.
 	! grep -Eq '^(read|write|read-write|assert)[a-z() -]* to 0x[0-9a-f]+ of [0-9]+ bytes by ' "$err" ||

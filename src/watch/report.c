@@ -275,7 +275,14 @@ static void make_title(const struct csan_hc_report *r, struct report_sym *rs)
 {
 	char b0[24], b1[24];
 	const char *a = title_name(rs->side[0].top, b0, sizeof(b0)), *b, *t;
-	const char *bug = r->kind == CSAN_REPORT_ASSERT ? "assert: race" : "data-race";
+	/*
+	 * As KCSAN's: an assertion's watch that saw a change nobody owned is
+	 * still an "assert: race", though its kind is unknown-origin.
+	 */
+	const bool assert = r->kind == CSAN_REPORT_ASSERT ||
+			    ((r->side[0].access | (r->nsides > 1 ? r->side[1].access : 0)) &
+			     CSAN_ACCESS_ASSERT);
+	const char *bug = assert ? "assert: race" : "data-race";
 
 	if (r->kind == CSAN_REPORT_UNKNOWN_ORIGIN) {
 		const struct sym_frame *top = rs->side[0].top;

@@ -22,5 +22,6 @@ if [ "$watch_mode" = hw ]; then
 	expect_watch_mode
 else
 	expect_out '^csan-result: scenario=writer-assert-uninstr status=pass expect=none-or-unknown-origin mode=soft .*matched=yes'
-	expect_at_most_unknown_origin writer_assert_uninstr_locked_writer scenarios/writer-assert-uninstr\\.c
+	expect_at_most_unknown_origin writer_assert_uninstr_locked_writer \
+		scenarios/writer-assert-uninstr\\.c 'assert: race'
 fi

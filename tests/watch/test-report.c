@@ -171,6 +171,12 @@ static void test_unknown_origin(void)
 	t = text_of(&r);
 	CHECK(t && !strstr(t, "value changed") && !strstr(t, "bits changed"));
 	free(t);
+	/* An assertion's watch seeing an unowned change: KCSAN's title says so. */
+	r.side[0].access = CSAN_ACCESS_ASSERT | CSAN_ACCESS_WRITE;
+	t = text_of(&r);
+	CHECK_CONTAINS(t, "BUG: KCSAN: assert: race in reader+0x");
+	CHECK_CONTAINS(t, "race at unknown origin, with assert no accesses to ");
+	free(t);
 }
 
 static void test_values(void)

@@ -117,7 +117,10 @@ static void raw_report(const struct csan_hc_report *r)
 	raw_len = 0;
 	raw_printf("%sBUG: KCSAN: %s (raw report: addresses minus 1, for addr2line -fie "
 		   "csan-guest)\n\n",
-		   rule, r->kind == CSAN_REPORT_ASSERT ? "assert: race" : "data-race");
+		   rule,
+		   r->kind == CSAN_REPORT_ASSERT || (r->side[0].access & CSAN_ACCESS_ASSERT)
+			   ? "assert: race"
+			   : "data-race");
 	for (i = 0; i < r->nsides; i++) {
 		raw_side(&r->side[i], r->kind == CSAN_REPORT_UNKNOWN_ORIGIN);
 		raw_printf("\n");
