@@ -32,6 +32,16 @@
  * can (registers, host-unwound stack, value) for the watch and goes on.
  * The watcher learns of it at DISARM and reports; its report's hw_ticket
  * brings it back here for the stack.
+ *
+ * The guest may use debug registers itself (a kernel debugger, perf
+ * breakpoints).  While csan-vmm's are loaded KVM runs the guest with
+ * ours instead of its own, so each vCPU, whenever it loads ours, reads
+ * the guest's DR7 and keeps the guest's enabled slots in what it loads;
+ * the allocator hands out no slot any vCPU's guest has enabled, and a
+ * trap on a guest slot goes back to the guest as its #DB.  A guest that
+ * enables a slot while ours are loaded has it in force from its vCPU's
+ * next load (the next arm or disarm anywhere); if one of ours holds that
+ * slot then, ours wins for that watch, and the clash is counted.
  */
 
 /* What a debug register caught: the first hit of a watch. */
@@ -74,8 +84,12 @@ struct hw_engine {
 	/* Each watcher's last disarmed watch, until its report comes. */
 	struct hw_armed last[CSAN_MAX_CPUS];
 	uint32_t next_ticket;
+	/* Slots each vCPU's guest had enabled in its own DR7 at its last load. */
+	unsigned guest_slots[CSAN_MAX_CPUS];
 	/* Statistics, under lock. */
 	uint64_t arms, no_slot, unwatchable, disarms, hits, late_hits, excused, foreign_exits;
+	uint64_t guest_clashes; /* loads where a guest slot was one of ours */
+	uint64_t guest_repairs; /* guest slots KVM had overwritten with ours */
 	uint64_t arm_ns, disarm_ns;
 	uint64_t loads; /* KVM_SET_GUEST_DEBUG calls (atomic): one per vCPU and change */
 };
@@ -107,24 +121,77 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Note the slots @vcpu's guest enables itself and reserve every vCPU's; under lock. */
+static void note_guest_slots(struct hw_engine *hw, const struct vcpu *vcpu, unsigned guest)
+{
+	unsigned i, all = 0;
+
+	hw->guest_slots[vcpu->id] = guest;
+	for (i = 0; i < vcpu->vm->ncpus && i < CSAN_MAX_CPUS; i++)
+		all |= hw->guest_slots[i];
+	dr_alloc_reserve(&hw->alloc, all);
+}
+
+/*
+ * KVM keeps the guest's own debug registers while ours are loaded, but
+ * not always: when a guest's MOV DRn exit and our kick for a load come
+ * together, KVM (Linux 6.1 kvm-amd, seen in the emulated host) returns
+ * to us with its "guest owns the registers" state set, we load ours, and
+ * at the next exit KVM saves the hardware registers, ours, as the
+ * guest's.  Each slot of ours that came back that way (enabled in the
+ * guest's DR7 with our address) gets the guest's value from before back,
+ * and KVM is told.  Returns how many slots were repaired, or -errno.
+ */
+static int repair_guest_debugregs(struct vcpu *vcpu, struct kvm_debugregs *guest)
+{
+	const unsigned enabled = dr7_enabled_slots(guest->dr7);
+	unsigned i;
+	int n = 0;
+
+	for (i = 0; i < DR_NUM_SLOTS; i++) {
+		if (!vcpu->hw_slots[i].armed || !(enabled & (1u << i)) ||
+		    guest->db[i] != vcpu->hw_slots[i].addr)
+			continue;
+		guest->db[i] = vcpu->hw_guest_db[i];
+		guest->dr7 = dr7_copy_slot(guest->dr7, vcpu->hw_guest_dr7, i);
+		n++;
+	}
+	if (n && ioctl(vcpu->fd, KVM_SET_DEBUGREGS, guest) < 0)
+		return -errno;
+	return n;
+}
+
 /*
  * Load the engine's current debug registers into @vcpu (run on its own
- * thread by vcpu_run_on_all).  It reads the state when it runs, not when
- * it was posted: two watchers arming at once then cannot leave a vCPU
- * with the older of their two states.
+ * thread by vcpu_run_on_all), with the guest's own breakpoints in the
+ * slots the engine leaves free.  It reads the state when it runs, not
+ * when it was posted: two watchers arming at once then cannot leave a
+ * vCPU with the older of their two states.
  */
 static int apply_debugregs(struct vcpu *vcpu, void *arg)
 {
 	struct hw_engine *hw = arg;
 	struct kvm_guest_debug dbg;
+	struct kvm_debugregs guest;
+	unsigned i, ours = 0, mine = 0;
+	int repaired;
 	uint64_t gen;
-	unsigned i;
 
 	struct dr_slot slots[DR_NUM_SLOTS];
 	uint32_t tickets[DR_NUM_SLOTS];
 
+	/* The guest's own DR0-DR3/DR7, which KVM keeps while ours are loaded. */
+	if (ioctl(vcpu->fd, KVM_GET_DEBUGREGS, &guest) < 0)
+		return -errno;
+	repaired = repair_guest_debugregs(vcpu, &guest);
+	if (repaired < 0)
+		return repaired;
+	memcpy(vcpu->hw_guest_db, guest.db, sizeof(vcpu->hw_guest_db));
+	vcpu->hw_guest_dr7 = guest.dr7;
 	memset(&dbg, 0, sizeof(dbg));
 	pthread_mutex_lock(&hw->lock);
+	hw->guest_repairs += (uint64_t)repaired;
+	note_guest_slots(hw, vcpu, dr7_enabled_slots(guest.dr7));
 	gen = hw->gen;
 	if (vcpu->hw_gen == gen) {
 		pthread_mutex_unlock(&hw->lock);
@@ -135,13 +202,20 @@ static int apply_debugregs(struct vcpu *vcpu, void *arg)
 		uint64_t owner = 0;
 
 		tickets[i] = dr_alloc_owner(&hw->alloc, i, &owner) == 0 ? (uint32_t)owner : 0;
+		if (slots[i].armed)
+			ours |= 1u << i;
 	}
-	/* No slot armed: guest debugging off, so the guest's own DR7 works again. */
+	/* No slot armed: guest debugging off, so the guest's own registers work again. */
 	if (hw->dr7) {
+		mine = hw->guest_slots[vcpu->id] & ~ours;
+		if (hw->guest_slots[vcpu->id] & ours)
+			hw->guest_clashes++;
 		dbg.control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_USE_HW_BP;
 		for (i = 0; i < DR_NUM_SLOTS; i++)
-			dbg.arch.debugreg[i] = hw->slots[i].armed ? hw->slots[i].addr : 0;
-		dbg.arch.debugreg[7] = hw->dr7;
+			dbg.arch.debugreg[i] = slots[i].armed		? slots[i].addr
+					       : (mine & (1u << i)) ? guest.db[i]
+								    : 0;
+		dbg.arch.debugreg[7] = dr7_merge_guest(hw->dr7, guest.dr7, mine);
 	}
 	pthread_mutex_unlock(&hw->lock);
 	if (ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0)
@@ -150,6 +224,7 @@ static int apply_debugregs(struct vcpu *vcpu, void *arg)
 	vcpu->hw_gen = gen;
 	memcpy(vcpu->hw_slots, slots, sizeof(slots));
 	memcpy(vcpu->hw_tickets, tickets, sizeof(tickets));
+	vcpu->hw_guest_slots = mine;
 	return 0;
 }
 
@@ -368,50 +443,73 @@ int hw_watch_register(void)
 }
 
 /*
+ * The u32 that the guest runtime keeps for @cpu in a per-CPU array it
+ * published in the control block (at @base + @stride * cpu + @offset,
+ * fields read from it by the caller).  Guest memory, so every address is
+ * checked: false when it is not there or cannot be read.
+ */
+static bool read_guest_percpu_u32(struct vm *vm, uint64_t base, uint64_t stride, uint64_t offset,
+				  unsigned cpu, uint32_t *out)
+{
+	const uint32_t *p;
+
+	if (!base || stride > 65536 || offset > 65536 || ((base | stride | offset) & 3))
+		return false;
+	p = vm_gpa_to_hva(vm, base + stride * cpu + offset, sizeof(*p));
+	if (!p)
+		return false;
+	*out = __atomic_load_n(p, __ATOMIC_RELAXED);
+	return true;
+}
+
+/* The guest's control block, or NULL before it attached (or if it is too small). */
+static const struct csan_control *guest_control(struct vm *vm)
+{
+	const struct csan_control *c = __atomic_load_n(&vm->control, __ATOMIC_ACQUIRE);
+
+	if (!c || __atomic_load_n(&vm->control_size, __ATOMIC_ACQUIRE) < sizeof(*c))
+		return NULL;
+	return c;
+}
+
+/*
  * Interrupt or task: the guest runtime told where each CPU's interrupt
- * nesting count lives (csan_control.irq_depth_*).  Guest memory, so
- * checked on every read; task context when it cannot be read.
+ * nesting count lives (csan_control.irq_depth_*); task context when it
+ * cannot be read.
  */
 static uint32_t guest_context(struct vm *vm, unsigned cpu)
 {
-	const struct csan_control *c = __atomic_load_n(&vm->control, __ATOMIC_ACQUIRE);
-	const uint32_t *depth;
-	uint64_t base, stride;
+	const struct csan_control *c = guest_control(vm);
+	uint32_t depth = 0;
 
-	if (!c || __atomic_load_n(&vm->control_size, __ATOMIC_ACQUIRE) < sizeof(*c))
+	if (!c || !read_guest_percpu_u32(vm, __atomic_load_n(&c->irq_depth_base, __ATOMIC_RELAXED),
+					 __atomic_load_n(&c->irq_depth_stride, __ATOMIC_RELAXED), 0,
+					 cpu, &depth))
 		return CSAN_CTX_TASK;
-	base = __atomic_load_n(&c->irq_depth_base, __ATOMIC_RELAXED);
-	stride = __atomic_load_n(&c->irq_depth_stride, __ATOMIC_RELAXED);
-	if (!base || stride > 65536 || (base & 3) || (stride & 3))
-		return CSAN_CTX_TASK;
-	depth = vm_gpa_to_hva(vm, base + stride * cpu, sizeof(*depth));
-	return depth && __atomic_load_n(depth, __ATOMIC_RELAXED) ? CSAN_CTX_INTERRUPT
-								 : CSAN_CTX_TASK;
+	return depth ? CSAN_CTX_INTERRUPT : CSAN_CTX_TASK;
 }
 
 /*
  * Whether @cpu made its access with the runtime's checking disabled
  * (data_race(), kcsan_disable_current()) in @context: the debug register
  * saw the access but cannot see the marking.  The runtime published where
- * its per-CPU depth lives (csan_control.disable_*); guest memory, so
- * every address is checked; unreadable counts as not disabled.
+ * its per-CPU depth lives (csan_control.disable_*), a signed count;
+ * unreadable counts as not disabled.
  */
 static bool guest_checking_disabled(struct vm *vm, unsigned cpu, uint32_t context)
 {
-	const struct csan_control *c = __atomic_load_n(&vm->control, __ATOMIC_ACQUIRE);
-	const int32_t *depth;
-	uint64_t base, stride, irq_off;
+	const struct csan_control *c = guest_control(vm);
+	uint32_t depth = 0;
 
-	if (!c || __atomic_load_n(&vm->control_size, __ATOMIC_ACQUIRE) < sizeof(*c))
+	if (!c || !read_guest_percpu_u32(
+			  vm, __atomic_load_n(&c->disable_base, __ATOMIC_RELAXED),
+			  __atomic_load_n(&c->disable_stride, __ATOMIC_RELAXED),
+			  context == CSAN_CTX_INTERRUPT
+				  ? __atomic_load_n(&c->disable_irq_offset, __ATOMIC_RELAXED)
+				  : 0,
+			  cpu, &depth))
 		return false;
-	base = __atomic_load_n(&c->disable_base, __ATOMIC_RELAXED);
-	stride = __atomic_load_n(&c->disable_stride, __ATOMIC_RELAXED);
-	irq_off = __atomic_load_n(&c->disable_irq_offset, __ATOMIC_RELAXED);
-	if (!base || stride > 65536 || irq_off > 65536 || ((base | stride | irq_off) & 3))
-		return false;
-	depth = vm_gpa_to_hva(vm, base + stride * cpu + (context == CSAN_CTX_INTERRUPT ? irq_off : 0),
-			      sizeof(*depth));
-	return depth && __atomic_load_n(depth, __ATOMIC_RELAXED) > 0;
+	return (int32_t)depth > 0;
 }
 
 /* Function bodies longer than this are decoded from just before the trap. */
@@ -442,12 +540,12 @@ static bool decode_access(struct vcpu *vcpu, uint64_t pc, struct insn_info *out)
 }
 
 /* Describe the access that trapped on @vcpu for the watch @w (a copy). */
-static void describe_hit(struct vcpu *vcpu, const struct hw_armed *w, const struct csan_regs *regs,
-			 struct hw_hit *hit)
+static void describe_hit(struct vcpu *vcpu, const struct hw_armed *w, struct hw_hit *hit)
 {
 	struct vm *vm = vcpu->vm;
 	uint64_t pcs[UNWIND_MAX_PCS];
 	struct insn_info insn;
+	struct csan_regs regs;
 	int n = 0;
 
 	memset(hit, 0, sizeof(*hit));
@@ -476,8 +574,11 @@ static void describe_hit(struct vcpu *vcpu, const struct hw_armed *w, const stru
 		else
 			hit->access = CSAN_ACCESS_WRITE;
 	}
+	if (guest_get_regs(vcpu, &regs, NULL) < 0)
+		memset(&regs, 0, sizeof(regs));
+	regs.rip = vcpu->run->debug.arch.pc;
 	if (vm->unw)
-		n = unwind_stack(vm->unw, regs, guest_unwind_read, vcpu, 0, pcs, UNWIND_MAX_PCS,
+		n = unwind_stack(vm->unw, &regs, guest_unwind_read, vcpu, 0, pcs, UNWIND_MAX_PCS,
 				 NULL);
 	/* pcs[0] is the trap PC itself; the rest are the return addresses. */
 	if (n > 1) {
@@ -554,7 +655,6 @@ int hw_watch_debug_exit(struct vcpu *vcpu)
 {
 	struct hw_engine *hw = vcpu->vm->hw;
 	const uint32_t *tickets = vcpu->hw_tickets;
-	struct csan_regs regs;
 	struct dr_exit e;
 	unsigned i;
 
@@ -562,9 +662,6 @@ int hw_watch_debug_exit(struct vcpu *vcpu)
 	dr_exit_decode(vcpu->run->debug.arch.dr6, vcpu->hw_slots, &e);
 	if (!dr_exit_is_ours(&e))
 		return foreign_debug_exit(vcpu, &e);
-	if (guest_get_regs(vcpu, &regs, NULL) < 0)
-		memset(&regs, 0, sizeof(regs));
-	regs.rip = vcpu->run->debug.arch.pc;
 
 	for (i = 0; i < DR_NUM_SLOTS; i++) {
 		struct hw_armed copy, *w;
@@ -597,7 +694,7 @@ int hw_watch_debug_exit(struct vcpu *vcpu)
 		if (copy.have_hit)
 			memset(&hit, 0, sizeof(hit));
 		else
-			describe_hit(vcpu, &copy, &regs, &hit);
+			describe_hit(vcpu, &copy, &hit);
 		pthread_mutex_lock(&hw->lock);
 		w = find_armed(hw, tickets[i]);
 		if (w && hit.excused) {
@@ -615,9 +712,10 @@ int hw_watch_debug_exit(struct vcpu *vcpu)
 	}
 	/*
 	 * One exit can carry the guest's own cause too (a single step of its
-	 * own on an access we watch): that part is still the guest's.
+	 * own, or its own breakpoint, on an access we watch): that part is
+	 * still the guest's.
 	 */
-	if (e.single_step || e.dr_access || e.task_switch)
+	if (e.single_step || e.dr_access || e.task_switch || (e.hit & vcpu->hw_guest_slots))
 		return foreign_debug_exit(vcpu, &e);
 	return VCPU_RESUME;
 }
@@ -665,11 +763,12 @@ void hw_watch_print_stats(struct vm *vm, FILE *f)
 			"csan-vmm: hardware watches: %" PRIu64 " armed, %" PRIu64
 			" without a free debug register, %" PRIu64 " unwatchable, %" PRIu64
 			" hits (+%" PRIu64 " after their watch ended, %" PRIu64
-			" under data_race()), %" PRIu64
-			" debug exits not ours; mean arm %.1f us, disarm %.1f us, %.1f register"
-			" loads per arm+disarm (%u vCPUs)\n",
+			" under data_race()), %" PRIu64 " debug exits not ours; guest's own"
+			" breakpoints: %" PRIu64 " loads gave one way to ours, %" PRIu64
+			" restored after KVM saved ours as the guest's; mean arm %.1f us,"
+			" disarm %.1f us, %.1f register loads per arm+disarm (%u vCPUs)\n",
 			hw->arms, hw->no_slot, hw->unwatchable, hw->hits, hw->late_hits, hw->excused,
-			hw->foreign_exits,
+			hw->foreign_exits, hw->guest_clashes, hw->guest_repairs,
 			hw->arms ? (double)hw->arm_ns / (double)hw->arms / 1e3 : 0.0,
 			hw->disarms ? (double)hw->disarm_ns / (double)hw->disarms / 1e3 : 0.0,
 			hw->arms ? (double)__atomic_load_n(&hw->loads, __ATOMIC_RELAXED) /

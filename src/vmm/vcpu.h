@@ -37,12 +37,17 @@ struct vcpu {
 
 	/*
 	 * What its debug registers hold (hw_watch.c, its own thread only):
-	 * the engine generation, the slots and the watch owning each.  A
-	 * debug exit is judged by these, not by the engine's newer state.
+	 * the engine generation, the slots and the watch owning each, and
+	 * the slots loaded with the guest's own breakpoints.  A debug exit
+	 * is judged by these, not by the engine's newer state.  And the
+	 * guest's own DR0-DR3/DR7 as last read, to undo KVM's copying ours
+	 * over them (hw_watch.c, repair_guest_debugregs).
 	 */
 	uint64_t hw_gen;
 	struct dr_slot hw_slots[DR_NUM_SLOTS];
 	uint32_t hw_tickets[DR_NUM_SLOTS];
+	unsigned hw_guest_slots;
+	uint64_t hw_guest_db[DR_NUM_SLOTS], hw_guest_dr7;
 };
 
 /*

@@ -129,9 +129,48 @@ int dr_split_range(uint64_t addr, uint64_t size, struct dr_piece out[DR_MAX_PIEC
 	return n;
 }
 
+unsigned dr7_enabled_slots(uint64_t dr7)
+{
+	unsigned n, mask = 0;
+
+	for (n = 0; n < DR_NUM_SLOTS; n++)
+		if (dr7 & (DR7_L(n) | DR7_G(n)))
+			mask |= 1u << n;
+	return mask;
+}
+
+uint64_t dr7_copy_slot(uint64_t dst, uint64_t src, unsigned n)
+{
+	const uint64_t fields =
+		DR7_L(n) | DR7_G(n) | 3ull << DR7_RW_SHIFT(n) | 3ull << DR7_LEN_SHIFT(n);
+
+	return n < DR_NUM_SLOTS ? (dst & ~fields) | (src & fields) : dst;
+}
+
+uint64_t dr7_merge_guest(uint64_t host_dr7, uint64_t guest_dr7, unsigned guest_slots)
+{
+	const unsigned host_slots = dr7_enabled_slots(host_dr7);
+	unsigned n;
+
+	for (n = 0; n < DR_NUM_SLOTS; n++)
+		if ((guest_slots & (1u << n)) && !(host_slots & (1u << n)))
+			host_dr7 = dr7_copy_slot(host_dr7, guest_dr7, n);
+	return host_dr7;
+}
+
 void dr_alloc_init(struct dr_alloc *a)
 {
 	memset(a, 0, sizeof(*a));
+}
+
+void dr_alloc_reserve(struct dr_alloc *a, unsigned mask)
+{
+	a->reserved = mask & ((1u << DR_NUM_SLOTS) - 1);
+}
+
+static bool slot_free(const struct dr_alloc *a, unsigned i)
+{
+	return !a->used[i] && !(a->reserved & (1u << i));
 }
 
 unsigned dr_alloc_free_count(const struct dr_alloc *a)
@@ -139,7 +178,7 @@ unsigned dr_alloc_free_count(const struct dr_alloc *a)
 	unsigned i, n = 0;
 
 	for (i = 0; i < DR_NUM_SLOTS; i++)
-		n += !a->used[i];
+		n += slot_free(a, i);
 	return n;
 }
 
@@ -152,7 +191,7 @@ int dr_alloc_get(struct dr_alloc *a, uint64_t owner, unsigned n, unsigned *idx)
 	if (dr_alloc_free_count(a) < n)
 		return -ENOSPC;
 	for (i = 0; i < DR_NUM_SLOTS && got < n; i++) {
-		if (a->used[i])
+		if (!slot_free(a, i))
 			continue;
 		a->used[i] = true;
 		a->owner[i] = owner;
@@ -243,7 +282,7 @@ const char *dr_exit_describe(const struct dr_exit *e, char *buf, size_t len)
 	buf[0] = '\0';
 	add_slots(buf, len, &used, "data watchpoint", e->data_hits, "");
 	add_slots(buf, len, &used, "execution breakpoint", e->exec_hits, "");
-	add_slots(buf, len, &used, "breakpoint", e->stray_hits, " (not armed)");
+	add_slots(buf, len, &used, "breakpoint", e->stray_hits, " (not ours)");
 	add_word(buf, len, &used, e->single_step, "single step");
 	add_word(buf, len, &used, e->dr_access, "debug register access (BD)");
 	add_word(buf, len, &used, e->task_switch, "task switch (BT)");

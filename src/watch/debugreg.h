@@ -99,10 +99,29 @@ struct dr_piece {
  */
 int dr_split_range(uint64_t addr, uint64_t size, struct dr_piece out[DR_MAX_PIECES]);
 
+/*
+ * dr7_enabled_slots - the slots @dr7 enables (Ln or Gn), as a mask
+ * (bit n = slot n).
+ */
+unsigned dr7_enabled_slots(uint64_t dr7);
+
+/* dr7_copy_slot - @dst with slot @n's Ln/Gn, R/Wn and LENn fields taken from @src. */
+uint64_t dr7_copy_slot(uint64_t dst, uint64_t src, unsigned n);
+
+/*
+ * dr7_merge_guest - @host_dr7 with the slots of @guest_slots enabled as
+ * @guest_dr7 enables them (their Ln/Gn, R/Wn and LENn fields copied).
+ * This lets a guest keep breakpoints of its own in the slots the host
+ * does not use while the host's are loaded in its place.  Slots that are
+ * in both are left to @host_dr7.
+ */
+uint64_t dr7_merge_guest(uint64_t host_dr7, uint64_t guest_dr7, unsigned guest_slots);
+
 /* Which guest watchpoint holds each slot. */
 struct dr_alloc {
 	bool used[DR_NUM_SLOTS];
 	uint64_t owner[DR_NUM_SLOTS];
+	unsigned reserved; /* slots never handed out (bit n = slot n) */
 };
 
 /* dr_alloc_init - all slots free. */
@@ -125,7 +144,14 @@ unsigned dr_alloc_put(struct dr_alloc *a, uint64_t owner);
  */
 int dr_alloc_owner(const struct dr_alloc *a, unsigned slot, uint64_t *owner);
 
-/* dr_alloc_free_count - how many slots are free. */
+/*
+ * dr_alloc_reserve - from now on hand out none of the slots in @mask
+ * (the guest uses them itself); slots already taken stay with their
+ * owners.  A later call replaces the mask.
+ */
+void dr_alloc_reserve(struct dr_alloc *a, unsigned mask);
+
+/* dr_alloc_free_count - how many slots are free and not reserved. */
 unsigned dr_alloc_free_count(const struct dr_alloc *a);
 
 /* A debug exit's DR6, split by cause and matched against the armed slots. */
@@ -133,8 +159,9 @@ struct dr_exit {
 	unsigned hit;	     /* B0-B3 as a mask (bit n = slot n) */
 	unsigned data_hits;  /* hits on armed data slots: our watchpoints */
 	unsigned exec_hits;  /* hits on armed exec slots */
-	unsigned stray_hits; /* Bn of a slot not armed (the CPU may set Bn
-			      * for a matching disabled slot, SDM 18.2.3) */
+	unsigned stray_hits; /* Bn of a slot not armed by us: the guest's
+			      * own, or a matching disabled one (the CPU
+			      * may set Bn for those too, SDM 18.2.3) */
 	bool single_step;    /* BS */
 	bool dr_access;	     /* BD */
 	bool task_switch;    /* BT */
@@ -162,7 +189,7 @@ static inline bool dr_exit_is_ours(const struct dr_exit *e)
 
 /*
  * dr_exit_describe - @e in words for a message, e.g. "data watchpoint
- * slot 0" or "single step, slot 2 (not armed)", into @buf (@len bytes,
+ * slot 0" or "single step, breakpoint slot 2 (not ours)", into @buf (@len bytes,
  * always terminated).  Returns @buf.
  */
 const char *dr_exit_describe(const struct dr_exit *e, char *buf, size_t len);

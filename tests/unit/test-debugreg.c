@@ -204,6 +204,58 @@ static void test_alloc(void)
 	CHECK_EQ_U64(dr_alloc_put(&a, 0), 1);
 }
 
+/* Slots the guest uses itself: never handed out, and kept in the guest's DR7 fields. */
+static void test_guest_slots(void)
+{
+	struct dr_alloc a;
+	unsigned idx[DR_NUM_SLOTS] = { 0 };
+	const uint64_t guest_dr7 = DR7_L(0) | DR7_RW_WRITE << DR7_RW_SHIFT(0) |
+				   DR7_LEN_4 << DR7_LEN_SHIFT(0) | DR7_G(2) |
+				   DR7_RW_READ_WRITE << DR7_RW_SHIFT(2) | DR7_LEN_8 << DR7_LEN_SHIFT(2);
+	uint64_t host_dr7;
+
+	CHECK_EQ_U64(dr7_enabled_slots(0), 0);
+	CHECK_EQ_U64(dr7_enabled_slots(DR7_FIXED_1 | DR7_GE | DR7_LE), 0);
+	CHECK_EQ_U64(dr7_enabled_slots(guest_dr7), 0x5);
+	/* R/W and LEN fields alone enable nothing. */
+	CHECK_EQ_U64(dr7_enabled_slots(DR7_RW_WRITE << DR7_RW_SHIFT(3)), 0);
+
+	dr_alloc_init(&a);
+	CHECK(dr_alloc_get(&a, 1, 1, idx) == 0);
+	CHECK_EQ_U64(idx[0], 0);
+	/* Slot 0 stays with its owner; slots 1 and 3 are all that is left. */
+	dr_alloc_reserve(&a, 0x5);
+	CHECK_EQ_U64(dr_alloc_free_count(&a), 2);
+	CHECK(dr_alloc_get(&a, 2, 2, idx) == 0);
+	CHECK_EQ_U64(idx[0], 1);
+	CHECK_EQ_U64(idx[1], 3);
+	CHECK(dr_alloc_get(&a, 3, 1, idx) == -ENOSPC);
+	/* Freed, slot 0 is not handed out while reserved; released, it is. */
+	CHECK_EQ_U64(dr_alloc_put(&a, 1), 1);
+	CHECK(dr_alloc_get(&a, 3, 1, idx) == -ENOSPC);
+	dr_alloc_reserve(&a, 0x4);
+	CHECK(dr_alloc_get(&a, 3, 1, idx) == 0);
+	CHECK_EQ_U64(idx[0], 0);
+
+	/* The host owns slot 1; the guest's slots 0 and 2 join it with their own fields. */
+	host_dr7 = DR7_G(1) | DR7_RW_WRITE << DR7_RW_SHIFT(1) | DR7_LEN_2 << DR7_LEN_SHIFT(1) |
+		   DR7_GE | DR7_LE | DR7_FIXED_1;
+	CHECK_EQ_U64(dr7_merge_guest(host_dr7, guest_dr7, 0x5), host_dr7 | guest_dr7);
+	/* A slot both want stays the host's. */
+	CHECK_EQ_U64(dr7_merge_guest(host_dr7, DR7_L(1) | DR7_RW_READ_WRITE << DR7_RW_SHIFT(1), 0x2),
+		     host_dr7);
+	/* One slot's fields, and nothing else, move. */
+	CHECK_EQ_U64(dr7_copy_slot(host_dr7, guest_dr7, 2),
+		     host_dr7 | DR7_G(2) | DR7_RW_READ_WRITE << DR7_RW_SHIFT(2) |
+			     DR7_LEN_8 << DR7_LEN_SHIFT(2));
+	CHECK_EQ_U64(dr7_copy_slot(host_dr7, 0, 1), DR7_GE | DR7_LE | DR7_FIXED_1);
+	CHECK_EQ_U64(dr7_copy_slot(host_dr7, guest_dr7, 4), host_dr7);
+	/* Only the slots asked for are copied. */
+	CHECK_EQ_U64(dr7_merge_guest(host_dr7, guest_dr7, 0x1),
+		     host_dr7 | DR7_L(0) | DR7_RW_WRITE << DR7_RW_SHIFT(0) |
+			     DR7_LEN_4 << DR7_LEN_SHIFT(0));
+}
+
 static void test_dr6(void)
 {
 	struct dr_slot s[DR_NUM_SLOTS] = { { 0 } };
@@ -240,8 +292,8 @@ static void test_dr6(void)
 	dr_exit_decode(0xffff0ffa, s, &e);
 	CHECK_EQ_U64(e.stray_hits, 0xa);
 	CHECK(!dr_exit_is_ours(&e));
-	CHECK_CONTAINS(dr_exit_describe(&e, buf, sizeof(buf)), "slot 1 (not armed)");
-	CHECK_CONTAINS(dr_exit_describe(&e, buf, sizeof(buf)), "slot 3 (not armed)");
+	CHECK_CONTAINS(dr_exit_describe(&e, buf, sizeof(buf)), "slot 1 (not ours)");
+	CHECK_CONTAINS(dr_exit_describe(&e, buf, sizeof(buf)), "slot 3 (not ours)");
 
 	/* A watchpoint and a single step on the same instruction: ours, and BS kept. */
 	dr_exit_decode(0xffff4ff1, s, &e);
@@ -277,6 +329,7 @@ int main(void)
 	test_dr7_rejects();
 	test_split();
 	test_alloc();
+	test_guest_slots();
 	test_dr6();
 	return check_exit_status("test-debugreg");
 }

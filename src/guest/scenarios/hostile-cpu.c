@@ -1,4 +1,5 @@
 /* hostile-cpu.c: a CPU that destroys itself, and one that owns its debug registers. */
+#include "csan.h"
 #include "exception_hook.h"
 #include "percpu.h"
 #include "scenario.h"
@@ -50,14 +51,41 @@ CSAN_SCENARIO("triple-fault", "test: CPU 1 triple-faults while CPU 0 runs", trip
 	      CSAN_SCENARIO_TEST_ONLY);
 
 /*
+ * What the race detector watches while a CPU plays with its own debug
+ * registers: CPU 1's plain accesses to a variable of its own, sampled as
+ * usual.  In hardware-watchpoint mode each watch makes csan-vmm load its
+ * debug registers on every vCPU, the playing CPU's included.
+ */
+static uint64_t hostile_watched;
+static bool hostile_watch_done;
+
+/* Its own function, so the compiler cannot keep the variable in a register. */
+static __noinline void hostile_touch(void)
+{
+	hostile_watched = hostile_watched + 1; /* plain: sampled for watchpoints */
+}
+
+static void hostile_watch_work(void)
+{
+	while (!READ_ONCE(hostile_watch_done))
+		hostile_touch();
+}
+
+/*
  * debugreg-self: the guest arms DR0 on a variable of its own, writes it,
  * and takes the #DBs in its own handler (exception_hook.c), as a kernel
  * with kgdb or perf breakpoints would.  In soft-watchpoint mode the debug
  * registers are the guest's: the VMM must pass them through untouched.
- * Data breakpoints fire on real KVM; PVM never fires them (HOST-FACTS),
- * so the count is printed and the test judges it per host.
+ * With two CPUs, CPU 1 keeps the detector watching meanwhile: in
+ * hardware-watchpoint mode csan-vmm then loads its own registers on CPU 0
+ * again and again, and must keep the guest's DR0 working through it
+ * (hw_watch.c), so every write still traps exactly once.  Data
+ * breakpoints fire on real KVM; PVM never fires them (HOST-FACTS), so the
+ * count is printed and the test judges it per host.
  */
 #define DEBUGREG_WRITES 100
+#define DEBUGREG_SETTLE_MS 5000 /* most to wait for csan-vmm to see our DR7 */
+#define DEBUGREG_GAP_US 1000	/* spread the writes over CPU 1's watches */
 #define VECTOR_DB 1 /* #DB, the debug exception */
 #define DR7_L0 (1ul << 0)
 #define DR7_RW0_WRITE (1ul << 16)  /* R/W0 = 01: data writes (SDM 17.2.4) */
@@ -92,15 +120,58 @@ __attribute__((no_sanitize_thread)) static void debugreg_arm(unsigned long addr,
 	__asm__ __volatile__("mov %0, %%dr7" ::"r"(dr7));
 }
 
-static int debugreg_self_run(void)
+/*
+ * A MOV to DR7 does not leave the guest, so csan-vmm learns of the new
+ * breakpoint only when it next loads its registers on this CPU, which
+ * every hardware arm or disarm does; until then a watch of its own may
+ * hold DR0 (hw_watch.c).  Two arms after ours, the first watch's disarm
+ * has been loaded here and no later watch takes DR0.  Without hw mode
+ * the registers are the guest's at once.
+ */
+static void debugreg_settle(void)
+{
+	const uint64_t armed = csan_counter(CSAN_COUNTER_HW_ARMED);
+	const uint64_t deadline = deadline_after_us((uint64_t)DEBUGREG_SETTLE_MS * 1000);
+
+	while (csan_watch_hw() && csan_counter(CSAN_COUNTER_HW_ARMED) < armed + 2 &&
+	       !deadline_passed(deadline))
+		cpu_relax();
+}
+
+/* CPU 0 (the only CPU, or with CPU 1 watching): arm DR0, write, disarm. */
+static void debugreg_writes(bool spread)
 {
 	unsigned int i;
 
-	exception_hook_set(VECTOR_DB, debugreg_db);
 	debugreg_arm((uintptr_t)&debugreg_target, DR7_L0 | DR7_RW0_WRITE | DR7_LEN0_4);
-	for (i = 0; i < DEBUGREG_WRITES; i++)
+	if (spread)
+		debugreg_settle();
+	for (i = 0; i < DEBUGREG_WRITES; i++) {
 		debugreg_target = i;
+		if (spread)
+			udelay(DEBUGREG_GAP_US);
+	}
 	debugreg_arm(0, 0);
+}
+
+static void debugreg_worker(void *arg)
+{
+	(void)arg;
+	if (this_cpu_id() == 0) {
+		debugreg_writes(true);
+		WRITE_ONCE(hostile_watch_done, true);
+	} else if (this_cpu_id() == 1) {
+		hostile_watch_work();
+	}
+}
+
+static int debugreg_self_run(void)
+{
+	exception_hook_set(VECTOR_DB, debugreg_db);
+	if (csan_ncpus() >= 2)
+		csan_run_on_cpus(debugreg_worker, NULL);
+	else
+		debugreg_writes(false);
 	exception_hook_set(VECTOR_DB, NULL);
 	printk("debugreg-self: %u writes, %u #DB from DR0, %u other #DB\n", DEBUGREG_WRITES,
 	       debugreg_hits, debugreg_stray);
@@ -110,7 +181,8 @@ static int debugreg_self_run(void)
 	return (debugreg_hits == DEBUGREG_WRITES || debugreg_hits == 0) && !debugreg_stray ? 0 : 1;
 }
 
-CSAN_SCENARIO("debugreg-self", "test: the guest arms DR0 itself and handles its own #DB",
+CSAN_SCENARIO("debugreg-self",
+	      "test: the guest arms DR0 itself and handles its own #DB (CPU 1, if any, is watched)",
 	      debugreg_self_run, CSAN_SCENARIO_TEST_ONLY);
 
 /*
@@ -128,8 +200,6 @@ CSAN_SCENARIO("debugreg-self", "test: the guest arms DR0 itself and handles its 
 
 static volatile unsigned int step_traps, step_stray;
 static unsigned int step_min = ~0u, step_max;
-static bool step_done;
-static uint64_t step_watched; /* CPU 1's plain accesses: what gets watched */
 
 __attribute__((no_sanitize_thread)) static bool step_db(struct trap_frame *f)
 {
@@ -176,26 +246,14 @@ __attribute__((no_sanitize_thread)) static void step_bursts(void)
 	}
 }
 
-/* Its own function, so the compiler cannot keep the variable in a register. */
-static __noinline void step_touch(void)
-{
-	step_watched = step_watched + 1; /* plain: sampled for watchpoints */
-}
-
-static void step_watch_work(void)
-{
-	while (!READ_ONCE(step_done))
-		step_touch();
-}
-
 static void step_worker(void *arg)
 {
 	(void)arg;
 	if (this_cpu_id() == 0) {
 		step_bursts();
-		WRITE_ONCE(step_done, true);
+		WRITE_ONCE(hostile_watch_done, true);
 	} else if (this_cpu_id() == 1) {
-		step_watch_work();
+		hostile_watch_work();
 	}
 }
 
