@@ -12,6 +12,7 @@
 # Usage: boot-time.sh TOP_SRCDIR TOP_BUILDDIR [ROUNDS]
 set -eu
 src=$1 build=$2 rounds=${3:-3}
+. "$src/bench/lib.sh"
 vmm="$build/csan-vmm" guest="$build/src/guest/csan-guest"
 qemu=${QEMU_SYSTEM:-qemu-system-x86_64}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/boot-time.XXXXXX")
@@ -45,7 +46,6 @@ while [ "$i" -lt "$rounds" ]; do
 	i=$((i + 1))
 done
 
-emuhost="$src/tests/harness/emuhost"
 if "$emuhost" --check >/dev/null 2>&1; then
 	runs=""
 	i=0
@@ -53,8 +53,7 @@ if "$emuhost" --check >/dev/null 2>&1; then
 		runs="$runs time csan-vmm -q --scenario=selftest >/dev/null;"
 		i=$((i + 1))
 	done
-	"$emuhost" --timeout 900 --file "$vmm" --file "$guest:/csan/src/guest/csan-guest" \
-		-- sh -c "$runs" 2>&1 | awk '/^real/ {
+	in_emuhost 900 "$runs" 2>&1 | awk '/^real/ {
 			t = $2; m = 0
 			if (t ~ /m/) { m = t; sub(/m.*/, "", m); sub(/.*m/, "", t) }
 			if (t == "" && $3 != "") t = $3

@@ -11,8 +11,8 @@
 # Usage: hw-cost.sh TOP_SRCDIR TOP_BUILDDIR [ROUNDS]
 set -eu
 src=$1 build=$2 rounds=${3:-3}
-emuhost="$src/tests/harness/emuhost"
-"$emuhost" --check >/dev/null || { echo "hw-cost: emulated host unavailable"; exit 77; }
+. "$src/bench/lib.sh"
+need_emuhost hw-cost
 
 runs=""
 i=0
@@ -25,8 +25,7 @@ while [ "$i" -lt "$rounds" ]; do
 	runs="$runs csan-vmm -q --watch=hw -s bench-instrumented | sed 's/^/mode=hw /';"
 	i=$((i + 1))
 done
-out=$("$emuhost" --timeout 900 --file "$build/csan-vmm" \
-	--file "$build/src/guest/csan-guest:/csan/src/guest/csan-guest" -- sh -c "$runs")
+out=$(in_emuhost 900 "$runs")
 echo "$out" | awk '
 	/^cpus=[0-9]+ csan-vmm: hardware watches:/ {
 		n = substr($1, 6)

@@ -9,8 +9,8 @@
 # Usage: slowdown.sh TOP_SRCDIR TOP_BUILDDIR [ROUNDS]
 set -eu
 src=$1 build=$2 rounds=${3:-3}
-emuhost="$src/tests/harness/emuhost"
-"$emuhost" --check >/dev/null || { echo "slowdown: emulated host unavailable"; exit 77; }
+. "$src/bench/lib.sh"
+need_emuhost slowdown
 
 runs=""
 i=0
@@ -21,8 +21,7 @@ while [ "$i" -lt "$rounds" ]; do
 	runs="$runs csan-vmm -q -s bench-instrumented -a csan.skip_watch=4294967295 | sed s/bench-instrumented/bench-nosampling/;"
 	i=$((i + 1))
 done
-out=$("$emuhost" --timeout 900 --file "$build/csan-vmm" \
-	--file "$build/src/guest/csan-guest:/csan/src/guest/csan-guest" -- sh -c "$runs")
+out=$(in_emuhost 900 "$runs")
 echo "$out" | grep '^csan-result:' | awk '
 	{
 		name = ""; us = 0

@@ -17,7 +17,7 @@
 #   already exists, it is summarized again without running anything.
 set -eu
 src=$1 build=$2 seeds=${3:-1 2 3}
-emuhost="$src/tests/harness/emuhost"
+. "$src/bench/lib.sh"
 raw=${TTFR_RAW:-}
 
 runs=""
@@ -27,9 +27,8 @@ done
 if [ -n "$raw" ] && [ -s "$raw" ]; then
 	out=$(cat "$raw")
 else
-	"$emuhost" --check >/dev/null || { echo "ttfr: emulated host unavailable"; exit 77; }
-	out=$("$emuhost" --timeout 3000 --file "$build/csan-vmm" \
-		--file "$build/src/guest/csan-guest:/csan/src/guest/csan-guest" -- sh -c "$runs")
+	need_emuhost ttfr
+	out=$(in_emuhost 3000 "$runs")
 	[ -z "$raw" ] || printf '%s\n' "$out" >"$raw"
 fi
 printf '%s\n' "$out" | awk '
