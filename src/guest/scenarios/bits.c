@@ -9,6 +9,13 @@
  * mask" line.  For the first BITS_FINE_MS only bits outside the owner's
  * mask change (bits_fine_writer), which must not be reported; then the
  * buggy writer flips an owned bit, which must be.
+ *
+ * Between the two phases CPU 1 waits until CPU 0 has run a whole
+ * bits_owner() that began after the last fine write.  Without that, a
+ * fine write could take the owner's watchpoint just before the buggy
+ * writes begin and change the owned bits under the same watch: the
+ * report would then rightly say "bits changed", but name the fine writer
+ * as the other side (KCSAN names whoever took the watchpoint).
  */
 
 /* The allowed-changes-only phase. */
@@ -18,10 +25,13 @@
 #define BITS_OTHER	0xff00UL /* anybody's: change concurrently at will */
 
 static unsigned long bits_flags;
-/* Fine changes only until then; then only the buggy writer. */
-static uint64_t bits_phase2;
+static uint64_t bits_fine_deadline;
 static uint64_t bits_fine_phase_reports;
-static bool bits_in_phase2;
+
+/* CPU 1's phases; CPU 0 acknowledges BITS_FINE_DONE. */
+enum bits_phase { BITS_FINE, BITS_FINE_DONE, BITS_BUGGY };
+static unsigned int bits_phase;
+static bool bits_owner_ack;
 
 static __noinline unsigned long bits_owner(void)
 {
@@ -43,27 +53,43 @@ static __noinline void bits_buggy_writer(void)
 
 static uint64_t bits_step(unsigned int cpu, uint64_t i)
 {
-	if (cpu == 0)
-		return bits_owner();
-	if (!READ_ONCE(bits_in_phase2)) {
-		if (!deadline_passed(bits_phase2)) {
-			bits_fine_writer();
-			return 0;
-		}
-		WRITE_ONCE(bits_fine_phase_reports, csan_reports_sent(0));
-		WRITE_ONCE(bits_in_phase2, true);
+	unsigned long owned;
+
+	if (cpu == 0) {
+		const bool fine_done = READ_ONCE(bits_phase) != BITS_FINE;
+
+		owned = bits_owner();
+		/* This whole call, its watch included, came after the fine writes. */
+		if (fine_done)
+			WRITE_ONCE(bits_owner_ack, true);
+		return owned;
 	}
-	/* Dense buggy writes (an even number: the owned bit ends as it began). */
-	bits_buggy_writer();
-	bits_buggy_writer();
-	bits_buggy_writer();
-	bits_buggy_writer();
-	return 0;
+	switch (READ_ONCE(bits_phase)) {
+	case BITS_FINE:
+		if (!deadline_passed(bits_fine_deadline))
+			bits_fine_writer();
+		else
+			WRITE_ONCE(bits_phase, BITS_FINE_DONE);
+		return 0;
+	case BITS_FINE_DONE:
+		if (!READ_ONCE(bits_owner_ack))
+			return 0;
+		WRITE_ONCE(bits_fine_phase_reports, csan_reports_sent(0));
+		WRITE_ONCE(bits_phase, BITS_BUGGY);
+		return 0;
+	default:
+		/* Dense buggy writes (an even number: the owned bit ends as it began). */
+		bits_buggy_writer();
+		bits_buggy_writer();
+		bits_buggy_writer();
+		bits_buggy_writer();
+		return 0;
+	}
 }
 
 static void bits_setup(void)
 {
-	bits_phase2 = deadline_after_us((uint64_t)BITS_FINE_MS * 1000);
+	bits_fine_deadline = deadline_after_us((uint64_t)BITS_FINE_MS * 1000);
 }
 
 /* Anything reported while only allowed bits changed is a false positive. */
