@@ -1,8 +1,9 @@
-# exit-paths.sh VMM DIR: end a run that has reported races in each way a
-# run can end other than the guest finishing: SIGINT, SIGTERM, --timeout
-# and a guest panic.  The guest (report-flood) sends 1000 reports first.
-# For each way prints "WAY rc=R", the summary line and the JSON totals.
-vmm=$1 dir=$2
+# exit-paths.sh VMM DIR [CPUS]: end a run that has reported races in each
+# way a run can end other than the guest finishing: SIGINT, SIGTERM,
+# --timeout and a guest panic.  The guest (report-flood, on CPUS vCPUs,
+# default 2) sends 1000 reports first.  For each way prints "WAY rc=R",
+# the summary line and the JSON totals.
+vmm=$1 dir=$2 cpus=${3:-2}
 sent=1000
 spin=$((4294967296 + sent))   # bit 32: spin after sending
 panic=$((8589934592 + sent))  # bit 33: panic after sending
@@ -30,7 +31,7 @@ by_signal() {
 		kill -"$sig" "$(cat "$dir/pid")"
 	) &
 	watcher=$!
-	sh -c 'echo $$ >"$0"; exec "$@"' "$dir/pid" "$vmm" --cpus=2 --scenario=report-flood \
+	sh -c 'echo $$ >"$0"; exec "$@"' "$dir/pid" "$vmm" --cpus="$cpus" --scenario=report-flood \
 		--seed=$spin --timeout=240 --report-json="$dir/$sig.json" \
 		</dev/null >"$dir/out-$sig" 2>"$dir/err-$sig"
 	rc=$?
@@ -41,10 +42,10 @@ by_signal() {
 by_signal INT
 by_signal TERM
 
-"$vmm" --cpus=2 --scenario=report-flood --seed=$spin --timeout=20 \
+"$vmm" --cpus="$cpus" --scenario=report-flood --seed=$spin --timeout=20 \
 	--report-json="$dir/timeout.json" </dev/null >"$dir/out-timeout" 2>"$dir/err-timeout"
 show timeout $?
 
-"$vmm" --cpus=2 --scenario=report-flood --seed=$panic --timeout=240 \
+"$vmm" --cpus="$cpus" --scenario=report-flood --seed=$panic --timeout=240 \
 	--report-json="$dir/panic.json" </dev/null >"$dir/out-panic" 2>"$dir/err-panic"
 show panic $?

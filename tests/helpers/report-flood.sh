@@ -1,9 +1,9 @@
-# report-flood.sh VMM DIR COUNT: run the report-flood scenario sending COUNT
-# reports from 2 vCPUs, sampling the VMM's peak resident memory (VmHWM)
-# while it runs.  Prints "rc=R", "hwm_kb=N", the summary's lines and the
-# JSON file's totals and summary objects.
-vmm=$1 dir=$2 count=$3
-"$vmm" --cpus=2 --scenario=report-flood --seed="$count" --timeout=280 \
+# report-flood.sh VMM DIR COUNT [CPUS]: run the report-flood scenario
+# sending COUNT reports from CPUS vCPUs (default 2), sampling the VMM's
+# peak resident memory (VmHWM) while it runs.  Prints "rc=R", "hwm_kb=N",
+# the summary's lines and the JSON file's totals and summary objects.
+vmm=$1 dir=$2 count=$3 cpus=${4:-2}
+"$vmm" --cpus="$cpus" --scenario=report-flood --seed="$count" --timeout=280 \
 	--report-json="$dir/flood.json" </dev/null >"$dir/out" 2>"$dir/err" &
 pid=$!
 hwm=0
