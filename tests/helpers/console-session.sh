@@ -10,6 +10,7 @@
 # also runs in the emulated host.  Prints csan-vmm's output (both
 # streams, through the pty in pty mode) and "vmm rc=N".
 vmm=$1 dir=$2 mode=$3
+. "$(dirname "$0")/wait-for.sh"
 fifo=$dir/keys
 log=$dir/console.log
 mkfifo "$fifo" || exit 99
@@ -35,15 +36,7 @@ if [ "$mode" = exit ]; then
 	exit 0
 fi
 
-n=0
-until grep -q 'host control attached' "$log" 2>/dev/null; do
-	n=$((n + 1))
-	if [ $n -gt 600 ] || ! kill -0 $pid 2>/dev/null; then
-		echo "guest never attached"
-		break
-	fi
-	sleep 0.2
-done
+wait_for_line "$log" 'host control attached' $pid || echo "guest never attached"
 printf '\001h' >&3
 printf '\001s' >&3
 printf '\001w' >&3

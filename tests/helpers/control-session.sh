@@ -8,6 +8,7 @@
 # goes to this script's stderr and its status is printed as "vmm rc=N".
 vmm=$1 dir=$2
 sock=$dir/ctl.sock
+. "$(dirname "$0")/wait-for.sh"
 
 # A csan-vmm killed outright leaves its socket behind: the next must reuse it.
 "$vmm" --scenario=hang --timeout=240 --control="$sock" </dev/null >/dev/null 2>&1 &
@@ -26,16 +27,10 @@ wait $pid 2>/dev/null
 pid=$!
 
 # The knobs are in guest RAM only once the runtime has attached.
-n=0
-until grep -q 'host control attached' "$dir/vmm.out" 2>/dev/null; do
-	n=$((n + 1))
-	if [ $n -gt 600 ] || ! kill -0 $pid 2>/dev/null; then
-		echo "guest never attached"
-		kill $pid 2>/dev/null
-		break
-	fi
-	sleep 0.2
-done
+if ! wait_for_line "$dir/vmm.out" 'host control attached' $pid; then
+	echo "guest never attached"
+	kill $pid 2>/dev/null
+fi
 
 step() {
 	name=$1

@@ -9,20 +9,16 @@
 # with SIGTERM and prints "vmm rc=N".
 vmm=$1 dir=$2
 shift 2
+. "$(dirname "$0")/wait-for.sh"
 
 "$vmm" --scenario=hang --timeout=240 "$@" </dev/null >"$dir/vmm.out" 2>"$dir/vmm.err" &
 pid=$!
-n=0
-until grep -q ' CPUs online' "$dir/vmm.out" 2>/dev/null; do
-	n=$((n + 1))
-	if [ $n -gt 600 ] || ! kill -0 $pid 2>/dev/null; then
-		echo "guest CPUs never came online"
-		cat "$dir/vmm.err" >&2
-		kill $pid 2>/dev/null
-		exit 1
-	fi
-	sleep 0.2
-done
+if ! wait_for_line "$dir/vmm.out" ' CPUs online' $pid; then
+	echo "guest CPUs never came online"
+	cat "$dir/vmm.err" >&2
+	kill $pid 2>/dev/null
+	exit 1
+fi
 for task in /proc/$pid/task/*; do
 	name=$(cat "$task/comm")
 	mode=$(awk '$1 == "Seccomp:" { print $2 }' "$task/status")
