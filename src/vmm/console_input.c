@@ -117,6 +117,19 @@ static int tty_make_raw(int fd, char *why, size_t whylen)
 	return 0;
 }
 
+int console_tty_make_raw(int fd, char *why, size_t whylen)
+{
+	return tty_make_raw(fd, why, whylen);
+}
+
+void console_tty_put_back(void)
+{
+	if (!tty_changed)
+		return;
+	tty_restore();
+	tty_hooks_remove();
+}
+
 static void do_watch_toggle(struct console_input *ci)
 {
 	char why[512];
@@ -183,8 +196,7 @@ static void *console_thread(void *arg)
 	}
 }
 
-/* Whether @fd is a terminal we may take over: ours and in the foreground. */
-static bool is_our_tty(int fd)
+bool console_is_our_tty(int fd)
 {
 	return isatty(fd) && tcgetpgrp(fd) == getpgrp();
 }
@@ -197,9 +209,10 @@ int console_input_start(struct vm *vm, int fd, enum console_escapes mode,
 	int rc;
 
 	*out = NULL;
-	if (mode == CONSOLE_ESCAPES_OFF || (mode == CONSOLE_ESCAPES_AUTO && !is_our_tty(fd)))
+	if (mode == CONSOLE_ESCAPES_OFF ||
+	    (mode == CONSOLE_ESCAPES_AUTO && !console_is_our_tty(fd)))
 		return 0;
-	if (isatty(fd) && !is_our_tty(fd)) {
+	if (isatty(fd) && !console_is_our_tty(fd)) {
 		/* Touching a terminal from the background would stop us (SIGTTOU/SIGTTIN). */
 		fprintf(stderr, "csan-vmm: --console-escapes=on: the terminal belongs to "
 				"another process group (csan-vmm runs in the background); escape "

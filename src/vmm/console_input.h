@@ -2,6 +2,7 @@
 #ifndef CSAN_VMM_CONSOLE_INPUT_H
 #define CSAN_VMM_CONSOLE_INPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct vm;
@@ -31,5 +32,20 @@ int console_input_start(struct vm *vm, int fd, enum console_escapes mode,
  * and free @ci; NULL is a no-op.
  */
 void console_input_stop(struct console_input *ci);
+
+/* console_is_our_tty - whether @fd is a terminal we may take over: ours, in the foreground. */
+bool console_is_our_tty(int fd);
+
+/*
+ * console_tty_make_raw - put terminal @fd in the raw-ish mode the escape
+ * reader uses (keys one by one, no echo, Ctrl-C still SIGINT), with the
+ * hooks that put it back at exit or on a fatal signal; for a csan-vmm that
+ * passes its keys on to another (--host=emulated).  Returns 0, or a
+ * negative errno with a message in @why.
+ */
+int console_tty_make_raw(int fd, char *why, size_t whylen);
+
+/* console_tty_put_back - undo console_tty_make_raw (a no-op if not raw). */
+void console_tty_put_back(void);
 
 #endif /* CSAN_VMM_CONSOLE_INPUT_H */

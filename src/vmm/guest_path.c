@@ -1,4 +1,4 @@
-/* guest_path.c: find the bundled guest kernel in a build tree or install. */
+/* guest_path.c: find what ships with csan-vmm (guest, harness) in a build tree or install. */
 #include "config.h"
 
 #include <limits.h>
@@ -21,33 +21,47 @@ static char *if_readable(const char *dir, const char *rel)
 	return NULL;
 }
 
-char *guest_path_bundled(char *why, size_t whylen)
+/*
+ * A part shipped with csan-vmm: BUILD_DIR/NAME below the directory of
+ * /proc/self/exe first, so that ./csan-vmm in a fresh build uses what was
+ * built beside it, not an older installed copy; then pkglibexecdir.
+ */
+static char *bundled_part(const char *build_dir, const char *name, const char *what,
+			  const char *fix, char *why, size_t whylen)
 {
-	char exe[PATH_MAX];
+	char exe[PATH_MAX], rel[PATH_MAX];
 	ssize_t n;
 	char *p;
 
-	/*
-	 * The build tree comes first so that ./csan-vmm in a fresh build runs
-	 * the guest built beside it, not an older installed one.
-	 */
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = '\0';
 		char *slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			p = if_readable(exe, "src/guest/" GUEST_BUNDLED_NAME);
+			snprintf(rel, sizeof(rel), "%s/%s", build_dir, name);
+			p = if_readable(exe, rel);
 			if (p)
 				return p;
 		}
 	}
-	p = if_readable(CSAN_PKGLIBEXECDIR, GUEST_BUNDLED_NAME);
+	p = if_readable(CSAN_PKGLIBEXECDIR, name);
 	if (p)
 		return p;
 	snprintf(why, whylen,
-		 "the bundled guest '%s' is neither in the build tree (%s/src/guest) "
-		 "nor installed in %s: run 'make' (or 'make install'), or name a GUEST-ELF",
-		 GUEST_BUNDLED_NAME, n > 0 ? exe : "?", CSAN_PKGLIBEXECDIR);
+		 "%s '%s' is neither in the build tree (%s/%s) nor installed in %s: %s", what, name,
+		 n > 0 ? exe : "?", build_dir, CSAN_PKGLIBEXECDIR, fix);
 	return NULL;
+}
+
+char *guest_path_bundled(char *why, size_t whylen)
+{
+	return bundled_part("src/guest", GUEST_BUNDLED_NAME, "the bundled guest",
+			    "run 'make' (or 'make install'), or name a GUEST-ELF", why, whylen);
+}
+
+char *guest_path_harness(char *why, size_t whylen)
+{
+	return bundled_part("src/harness", HARNESS_NAME, "the emulated-host harness",
+			    "run 'make' (or 'make install')", why, whylen);
 }

@@ -1,10 +1,11 @@
-/* guest_path.h: find the bundled guest kernel. */
+/* guest_path.h: find the parts shipped with csan-vmm: bundled guest, harness. */
 #ifndef CSAN_VMM_GUEST_PATH_H
 #define CSAN_VMM_GUEST_PATH_H
 
 #include <stddef.h>
 
 #define GUEST_BUNDLED_NAME "csan-guest"
+#define HARNESS_NAME	   "emuhost"
 
 /*
  * guest_path_bundled - locate the bundled guest: next to the binary in a
@@ -14,5 +15,11 @@
  * places searched.
  */
 char *guest_path_bundled(char *why, size_t whylen);
+
+/*
+ * guest_path_harness - locate the emulated-host harness (src/harness/emuhost
+ * in a build tree, else pkglibexecdir/emuhost), as guest_path_bundled does.
+ */
+char *guest_path_harness(char *why, size_t whylen);
 
 #endif /* CSAN_VMM_GUEST_PATH_H */

@@ -13,11 +13,13 @@
 #include "vmm/compare.h"
 #include "vmm/control_client.h"
 #include "vmm/elf_guest.h"
+#include "vmm/emulated.h"
 #include "vmm/exit_status.h"
 #include "vmm/guest_path.h"
 #include "vmm/guest_run.h"
 #include "vmm/hc_attach.h"
 #include "vmm/hc_report.h"
+#include "vmm/host_select.h"
 #include "vmm/hw_watch.h"
 #include "vmm/options.h"
 #include "vmm/probe.h"
@@ -76,6 +78,53 @@ static int run_once(const struct options *o, struct elf_guest *g)
 	return status;
 }
 
+/*
+ * --probe: this machine's KVM, then (unless --host=kvm) the emulated host;
+ * the exit status says whether hw mode runs with the --host given.
+ */
+static int probe(const struct options *o)
+{
+	int direct = 2, emu = 2;
+
+	if (o->host != OPT_HOST_EMULATED)
+		direct = probe_report(stdout, stderr);
+	if (o->host == OPT_HOST_KVM)
+		return direct;
+	emu = emulated_probe(stdout);
+	if (o->host == OPT_HOST_EMULATED)
+		return emu;
+	printf("--host=auto: --watch=hw and --compare run %s\n", !direct ? "on this machine's KVM"
+								 : !emu	 ? "in the emulated host"
+									 : "nowhere here");
+	return direct && emu ? 2 : 0;
+}
+
+/*
+ * A run in the emulated host: refuse what cannot cross into it, check the
+ * scenario name here (a typo should not cost a boot), then hand over.
+ */
+static int run_emulated(const struct options *o, const struct elf_guest *g, const char *why)
+{
+	const char *scenario;
+
+	if (o->control_path) {
+		fprintf(stderr, "csan-vmm: --control: not available in the emulated host, where "
+				"csan-vmm runs inside QEMU and the socket would be too; use the "
+				"Ctrl-a keys on the terminal (they reach it), or a host with "
+				"/dev/kvm (--host=kvm)\n");
+		return EXIT_USAGE;
+	}
+	if (!(o->compare && o->scenario && strcmp(o->scenario, OPT_ALL_SCENARIOS) == 0) &&
+	    guest_run_pick_scenario(o, g, &scenario))
+		return EXIT_USAGE;
+	if (o->host == OPT_HOST_AUTO)
+		fprintf(stderr,
+			"csan-vmm: %s: running in the emulated host (%s); --host=kvm "
+			"to refuse\n",
+			why, HOST_EMULATED_COST);
+	return emulated_run(o, g->path);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -92,7 +141,7 @@ int main(int argc, char **argv)
 		return EXIT_CLEAN;
 	}
 	if (o.action == OPT_PROBE) {
-		status = probe_report(stdout, stderr);
+		status = probe(&o);
 		options_free(&o);
 		return status;
 	}
@@ -106,8 +155,7 @@ int main(int argc, char **argv)
 		return status;
 	}
 	if (o.action == OPT_VERSION) {
-		printf("%s %s (guest ABI %d)\n", PACKAGE_NAME, PACKAGE_VERSION,
-		       CSAN_ABI_VERSION);
+		printf("%s %s (guest ABI %d)\n", PACKAGE_NAME, PACKAGE_VERSION, CSAN_ABI_VERSION);
 		return EXIT_CLEAN;
 	}
 	if (!o.seed_given)
@@ -136,6 +184,8 @@ int main(int argc, char **argv)
 			list_scenarios(&g);
 			status = EXIT_CLEAN;
 		}
+	} else if (host_select(&o, why, sizeof(why)) == OPT_HOST_EMULATED) {
+		status = run_emulated(&o, &g, why);
 	} else {
 		status = o.compare ? compare_run(&o, &g) : run_once(&o, &g);
 	}

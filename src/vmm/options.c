@@ -26,6 +26,7 @@ enum {
 	OPTK_SEND,
 	OPTK_CONSOLE_ESCAPES,
 	OPTK_SANDBOX,
+	OPTK_HOST,
 };
 
 /*
@@ -56,6 +57,7 @@ static const struct option long_options[] = {
 	{ "send", required_argument, NULL, OPTK_SEND },
 	{ "console-escapes", required_argument, NULL, OPTK_CONSOLE_ESCAPES },
 	{ "sandbox", required_argument, NULL, OPTK_SANDBOX },
+	{ "host", required_argument, NULL, OPTK_HOST },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "probe", no_argument, NULL, OPTK_PROBE },
 	{ "version", no_argument, NULL, OPTK_VERSION },
@@ -99,20 +101,30 @@ void options_usage(FILE *f)
 		"      --sandbox=on|off  put vCPU threads under a seccomp allow-list\n"
 		"                        once the guest runs (default %s; off is for\n"
 		"                        debugging the VMM)\n"
+		"      --host=auto|kvm|emulated  where the guest runs: kvm = this\n"
+		"                        machine's /dev/kvm; emulated = csan-vmm runs itself\n"
+		"                        in the emulated host (QEMU TCG with an AMD CPU and\n"
+		"                        real kvm-amd: works anywhere, debug registers work,\n"
+		"                        guest code about 10x slower); auto (default) = kvm\n"
+		"                        when /dev/kvm exists and can do what is asked\n"
+		"                        (--watch=hw, --compare need data watchpoints),\n"
+		"                        else emulated, said in one line on stderr\n"
 		"      --compare         run the guest twice, in soft then in hw mode, with\n"
 		"                        the same seed and --timeout, and print a table of\n"
 		"                        each race: which mode found it, how often, how\n"
 		"                        soon, what saw the other side; then the totals and\n"
-		"                        the hw/soft slowdown.  Where the host cannot do hw\n"
-		"                        mode (see --probe) it says so and runs soft only\n"
+		"                        the hw/soft slowdown.  With --host=kvm on a host\n"
+		"                        that cannot do hw mode (see --probe) it says so\n"
+		"                        and runs soft only\n"
 		"      --compare-json=FILE  also write the comparison to FILE as JSON\n"
 		"  -q, --quiet           print only the guest console and findings (no\n"
 		"                        status line; otherwise one is drawn on stderr\n"
 		"                        while the guest runs, when stderr is a terminal\n"
 		"                        and TERM is set and not dumb)\n"
 		"      --probe           check what this host's KVM can do (debug\n"
-		"                        registers for hardware-watchpoint mode), then\n"
-		"                        exit: 0 available, 2 not\n"
+		"                        registers for hardware-watchpoint mode) and,\n"
+		"                        unless --host=kvm, the emulated host; exit 0 when\n"
+		"                        hw mode can run with this --host, 2 when not\n"
 		"      --version         print the version and the guest ABI\n"
 		"  -h, --help            print this help\n"
 		"\n"
@@ -327,6 +339,17 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 		if (strcmp(arg, "on") && strcmp(arg, "off"))
 			return usage_error(errf, "--sandbox: '%s' is not on or off", arg);
 		o->sandbox = strcmp(arg, "on") == 0;
+		o->sandbox_given = true;
+		return 0;
+	case OPTK_HOST:
+		if (strcmp(arg, "auto") == 0)
+			o->host = OPT_HOST_AUTO;
+		else if (strcmp(arg, "kvm") == 0)
+			o->host = OPT_HOST_KVM;
+		else if (strcmp(arg, "emulated") == 0)
+			o->host = OPT_HOST_EMULATED;
+		else
+			return usage_error(errf, "--host: '%s' is not auto, kvm or emulated", arg);
 		return 0;
 	case 'q': o->quiet = true; return 0;
 	case 'h': o->action = OPT_HELP; return 0;
@@ -398,6 +421,15 @@ int options_parse(int argc, char **argv, struct options *o, FILE *errf)
 fail:
 	options_free(o);
 	return rc;
+}
+
+const char *options_host_name(enum opt_host h)
+{
+	switch (h) {
+	case OPT_HOST_KVM: return "kvm";
+	case OPT_HOST_EMULATED: return "emulated";
+	default: return "auto";
+	}
 }
 
 void options_free(struct options *o)

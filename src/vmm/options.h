@@ -16,6 +16,13 @@
 /* --scenario=all: every scenario the guest lists (with --compare). */
 #define OPT_ALL_SCENARIOS "all"
 
+/* --host: where the guest runs. */
+enum opt_host {
+	OPT_HOST_AUTO, /* /dev/kvm when it can run the request, else emulated */
+	OPT_HOST_KVM, /* this machine's /dev/kvm */
+	OPT_HOST_EMULATED, /* csan-vmm inside the emulated host (src/harness) */
+};
+
 enum opt_action {
 	OPT_RUN,
 	OPT_HELP,
@@ -46,6 +53,8 @@ struct options {
 	size_t nsends;
 	enum console_escapes console_escapes;
 	bool sandbox; /* --sandbox: vCPU threads under the seccomp allow-list */
+	bool sandbox_given; /* --sandbox appeared at all */
+	enum opt_host host; /* --host */
 };
 
 /*
@@ -58,6 +67,9 @@ int options_parse(int argc, char **argv, struct options *o, FILE *errf);
 
 /* options_free - release what options_parse allocated in @o. */
 void options_free(struct options *o);
+
+/* options_host_name - "auto", "kvm" or "emulated" for @h. */
+const char *options_host_name(enum opt_host h);
 
 /* options_usage - print the --help text on @f. */
 void options_usage(FILE *f);

@@ -34,7 +34,9 @@
 #define PROBE_MAX_EXITS 16 /* three instructions need far fewer exits */
 
 /* Said with every "unavailable". */
-#define PROBE_WHAT_TO_DO "what to do: run on a host with VMX/SVM KVM, or use --watch=soft"
+#define PROBE_WHAT_TO_DO                                                                           \
+	"what to do: run on a host with VMX/SVM KVM, or in the emulated host "                     \
+	"(--host=auto or --host=emulated), or use --watch=soft"
 
 static const uint8_t probe_code[] = {
 	0x66, 0xb8, 0x78, 0x56, 0x34, 0x12, /* 1000: mov eax, 0x12345678 */

@@ -1,17 +1,25 @@
 #!/bin/bash
 # emuhost: run a command as root in an emulated x86 host (QEMU TCG, -cpu EPYC) whose kernel has real kvm-amd.
 #
-#   emuhost [--cpus N] [--memory MB] [--timeout SECONDS]
-#           [--file HOSTPATH[:GUESTPATH]]... [--] COMMAND [ARGS...]
+#   emuhost [--cpus N] [--memory MB] [--timeout SECONDS] [--stdin]
+#           [--file HOSTPATH[:GUESTPATH]]... [--output GUESTPATH:HOSTPATH]...
+#           [--] COMMAND [ARGS...]
 #   emuhost --setup    prepare the cache (kernel, modules, base initramfs)
 #   emuhost --check    exit 0 if the harness can run here, else say why, 77
 #
 # Exit status: COMMAND's own; 77 when the harness cannot run here (one line
 # on stderr says what is missing); 125 when the emulated host failed (did not
-# boot, kernel panic, --timeout expired, bad usage).  See docs/harness.md.
+# boot, kernel panic, --timeout expired, bad usage).  A first SIGINT, SIGTERM
+# or SIGHUP is passed on to COMMAND, which then has 15 s to finish; a second
+# one stops QEMU at once.  See docs/harness.md.  csan-vmm --host=emulated
+# runs itself through this script (installed in csan-vmm's libexec directory).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
+# Installed and in a build tree: emuhost-init beside us; in the source tree
+# (src/harness/emuhost.sh): emuhost-init.sh.
+init_script=$here/emuhost-init
+[ -r "$init_script" ] || init_script=$here/emuhost-init.sh
 QEMU=${QEMU_SYSTEM:-qemu-system-x86_64}
 BUSYBOX=/bin/busybox
 KERNEL_META=linux-image-cloud-amd64   # Debian's cloud kernel: small, has kvm-amd
@@ -23,12 +31,16 @@ say() { echo "emuhost: $*" >&2; }
 skip() { say "$*"; exit 77; }
 die() { say "$*"; exit 125; }
 note() { [ "$report" = 1 ] && echo "emuhost: $*"; return 0; }
+# Set-up steps that take seconds: always said (stdout for --setup, stderr
+# on a first run, so the user sees why the first start pauses).
+progress() { if [ "$report" = 1 ]; then echo "emuhost: $*"; else say "$*"; fi; }
 report=0
 
 usage() {
 	cat >&2 <<'EOF'
-usage: emuhost [--cpus N] [--memory MB] [--timeout SECONDS]
-               [--file HOSTPATH[:GUESTPATH]]... [--] COMMAND [ARGS...]
+usage: emuhost [--cpus N] [--memory MB] [--timeout SECONDS] [--stdin]
+               [--file HOSTPATH[:GUESTPATH]]... [--output GUESTPATH:HOSTPATH]...
+               [--] COMMAND [ARGS...]
        emuhost --setup | --check
 EOF
 	exit 125
@@ -131,6 +143,7 @@ add_module() {
 fetch_kernel() {
 	local pkg=$1 dir=$2 kver=${1#linux-image-} work deb
 	work=$(mktemp -d "$cache/.work.XXXXXX") || die "cannot create a directory in $cache"
+	progress "first-time set-up: fetching Debian's cloud kernel $pkg (about 30 MB) with apt-get download into $cache"
 	if ! (cd "$work" && timeout 600 apt-get download "$pkg") >"$work/apt.log" 2>&1; then
 		tail -n 3 "$work/apt.log" >&2
 		rm -rf "$work"
@@ -147,8 +160,7 @@ fetch_kernel() {
 	rm -rf "$dir"
 	mv -T "$work/out" "$dir" || die "cannot move the unpacked kernel to $dir"
 	rm -rf "$work"
-	note "downloaded $(cat "$dir/package") with apt-get download"
-	note "unpacked vmlinuz and modules: $(tr '\n' ' ' <"$dir/modules/order")into $dir"
+	progress "unpacked $(cat "$dir/package"): vmlinuz and modules $(tr '\n' ' ' <"$dir/modules/order")into $dir"
 }
 
 # build_base DIR: busybox + DIR's modules as an uncompressed cpio (the
@@ -156,6 +168,7 @@ fetch_kernel() {
 build_base() {
 	local dir=$1 stage a
 	stage=$(mktemp -d "$cache/.work.XXXXXX") || die "cannot create a directory in $cache"
+	progress "building the emulated host's base initramfs (busybox and the kvm modules)"
 	chmod 755 "$stage"
 	mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,csan,root,etc,lib/modules}
 	chmod 1777 "$stage/tmp"
@@ -169,7 +182,7 @@ build_base() {
 		die "cpio failed building $dir/base.cpio"
 	mv "$dir/base.cpio.tmp" "$dir/base.cpio"
 	rm -rf "$stage"
-	note "built base initramfs $dir/base.cpio ($(($(stat -c %s "$dir/base.cpio") / 1024)) KiB: busybox, modules)"
+	progress "built base initramfs $dir/base.cpio ($(($(stat -c %s "$dir/base.cpio") / 1024)) KiB: busybox, modules)"
 }
 
 # setup: make $cache/current usable; with report=1 (--setup) also look
@@ -266,11 +279,13 @@ carry() {
 # opened the fifo) is let go, and once closed every reader sees end of file.
 release_readers() {
 	local f
-	for f in "$tmp/out" "$tmp/err"; do
+	for f in "$tmp/io.out" "$tmp/err" "$tmp/ctl.out"; do
 		[ -p "$f" ] && { exec 6<>"$f"; exec 6>&-; }
 	done
 	[ ${#cat_pids[@]} -gt 0 ] && wait "${cat_pids[@]}" 2>/dev/null
 	cat_pids=()
+	[ -n "$stdin_pid" ] && kill "$stdin_pid" 2>/dev/null
+	stdin_pid=""
 }
 
 cleanup() {
@@ -279,6 +294,8 @@ cleanup() {
 		wait "$qemu_pid" 2>/dev/null
 		qemu_pid=""
 	fi
+	[ -n "$grace_pid" ] && kill "$grace_pid" 2>/dev/null
+	grace_pid=""
 	[ -n "$tmp" ] && release_readers
 	[ -n "$tmp" ] && rm -rf "$tmp"
 	tmp=""
@@ -289,6 +306,21 @@ on_signal() {
 	say "interrupted by SIG$1; stopping QEMU"
 	cleanup
 	case $1 in INT) exit 130 ;; HUP) exit 129 ;; *) exit 143 ;; esac
+}
+
+# A first signal while COMMAND runs is passed on to it (through the control
+# port; the init script signals it), so it can end in its own orderly way -
+# csan-vmm prints its summary; QEMU is stopped if it has not finished 15 s
+# later, or at a second signal.
+# shellcheck disable=SC2317 # called from traps
+forward_signal() {
+	if [ -n "$forwarded" ] || [ -z "$qemu_pid" ] || ! [ -p "$tmp/ctl.in" ]; then
+		on_signal "$1"
+	fi
+	forwarded=$1
+	echo "signal $1" >"$tmp/ctl.in"
+	(sleep 15 && kill -TERM "$qemu_pid") 2>/dev/null &
+	grace_pid=$!
 }
 
 # Show why the emulated host failed, from QEMU's and the kernel's logs.
@@ -314,20 +346,41 @@ explain_failure() {
 	[ -n "${CSAN_HARNESS_CONSOLE:-}" ] || say "(set CSAN_HARNESS_CONSOLE=FILE to keep the whole console log)"
 }
 
+# Each --output comes back on the control port after COMMAND, base64
+# between "file N" and "end N" lines (or "nofile N": COMMAND did not write
+# it, and the host file is left alone).
+bring_outputs() {
+	local i=0 spec host
+	for spec in "${outputs[@]}"; do
+		host=${spec#*:}
+		if grep -qx "file $i" "$tmp/ctl"; then
+			sed -n "/^file $i\$/,/^end $i\$/{/^file $i\$/d;/^end $i\$/d;p}" "$tmp/ctl" |
+				base64 -d >"$host" || say "--output $spec: cannot write $host"
+		fi
+		i=$((i + 1))
+	done
+}
+
 run_command() {
-	local f a status started
+	local f a status started spec i
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/emuhost.XXXXXX") || die "cannot create a temporary directory"
 	stage=$tmp/stage
 	mkdir -p "$stage/.emuhost" "$stage/csan"
 	chmod 755 "$stage"
-	cp "$here/emuhost-init" "$stage/init" && chmod 755 "$stage/init" ||
-		die "cannot copy $here/emuhost-init"
+	cp "$init_script" "$stage/init" && chmod 755 "$stage/init" ||
+		die "cannot copy $init_script"
 	# The command line, single-quoted for the guest's sh.
 	{
 		printf 'set --'
 		for a in "${command[@]}"; do printf " '%s'" "${a//\'/\'\\\'\'}"; done
 		printf '\n'
 	} >"$stage/.emuhost/args"
+	i=0
+	for spec in "${outputs[@]}"; do
+		printf '%s\n' "${spec%%:*}" >>"$stage/.emuhost/outputs"
+		i=$((i + 1))
+	done
+	[ "$stdin" = 1 ] && : >"$stage/.emuhost/stdin"
 	for f in "${files[@]}"; do carry "$f"; done
 
 	# Payload archive after the cached base one: the kernel unpacks both.
@@ -337,33 +390,71 @@ run_command() {
 		die "cannot write $tmp/initrd"
 	rm -rf "$stage"
 
-	# COMMAND's stdout and stderr arrive on two serial ports, through fifos,
-	# copied by cat to ours as they come.
-	mkfifo "$tmp/out" "$tmp/err" || die "mkfifo failed in $tmp"
-	cat "$tmp/out" &
+	# COMMAND's stdin and stdout on ttyS1 and its stderr on ttyS2, control
+	# both ways on ttyS3: fifos (QEMU's pipe chardev opens NAME.in and
+	# NAME.out), copied by cat as they come.  The copiers ignore SIGINT: a
+	# Ctrl-C on the terminal reaches them too, and output must not be cut
+	# while COMMAND finishes.  (QEMU is safe: timeout runs it in a process
+	# group of its own.)
+	mkfifo "$tmp/io.in" "$tmp/io.out" "$tmp/err" "$tmp/ctl.in" "$tmp/ctl.out" ||
+		die "mkfifo failed in $tmp"
+	(trap '' INT && exec cat "$tmp/io.out") &
 	cat_pids=($!)
-	cat "$tmp/err" >&2 &
+	(trap '' INT && exec cat "$tmp/err" >&2) &
 	cat_pids+=($!)
+	(trap '' INT && exec cat "$tmp/ctl.out" >"$tmp/ctl") &
+	cat_pids+=($!)
+	# Input sent before the command's tty is open would be dropped by the
+	# emulated UART: start copying once the init script says "started".
+	# (A background job's stdin would be /dev/null: hand ours over as fd 7.)
+	if [ "$stdin" = 1 ]; then
+		exec 7<&0
+		(
+			trap '' INT
+			until grep -qx started "$tmp/ctl" 2>/dev/null; do sleep 0.1; done
+			exec cat <&7 >"$tmp/io.in"
+		) &
+		exec 7<&-
+		stdin_pid=$!
+	fi
 
 	timeout -k 5 "$timeout" "$QEMU" \
 		-accel tcg,thread=multi -smp "$cpus" -m "$memory" -cpu EPYC \
 		-nodefaults -no-user-config -display none -no-reboot \
 		-kernel "$cache/current/vmlinuz" -initrd "$tmp/initrd" -append "$CMDLINE" \
-		-serial "file:$tmp/console" -serial "file:$tmp/out" \
-		-serial "file:$tmp/err" -serial "file:$tmp/ctl" \
+		-chardev "pipe,id=io,path=$tmp/io" -chardev "pipe,id=ctl,path=$tmp/ctl" \
+		-serial "file:$tmp/console" -serial chardev:io \
+		-serial "file:$tmp/err" -serial chardev:ctl \
 		</dev/null >"$tmp/qemu.log" 2>&1 &
 	qemu_pid=$!
-	wait "$qemu_pid"
-	qemu_rc=$?
+	trap 'forward_signal INT' INT
+	trap 'forward_signal TERM' TERM
+	trap 'forward_signal HUP' HUP
+	# A trapped signal ends `wait` early: wait again for QEMU itself.
+	while :; do
+		wait "$qemu_pid"
+		qemu_rc=$?
+		[ -n "$forwarded" ] && kill -0 "$qemu_pid" 2>/dev/null && continue
+		break
+	done
 	qemu_pid=""
+	trap 'on_signal INT' INT
+	trap 'on_signal TERM' TERM
+	trap 'on_signal HUP' HUP
 	release_readers
 
 	[ -n "${CSAN_HARNESS_CONSOLE:-}" ] && cp "$tmp/console" "$CSAN_HARNESS_CONSOLE" 2>/dev/null
 	status=$(sed -n 's/^exit \([0-9][0-9]*\)$/\1/p' "$tmp/ctl" 2>/dev/null | tail -n 1)
 	started=$(grep -c '^started$' "$tmp/ctl" 2>/dev/null)
 	if [ -n "$status" ]; then
+		bring_outputs
 		cleanup
 		exit "$status"
+	fi
+	if [ -n "$forwarded" ]; then
+		say "interrupted by SIG$forwarded; '${command[*]}' did not finish within 15 s, QEMU stopped"
+		cleanup
+		case $forwarded in INT) exit 130 ;; HUP) exit 129 ;; *) exit 143 ;; esac
 	fi
 	if grep -q '^nokvm ' "$tmp/ctl" 2>/dev/null; then
 		reason=$(sed -n 's/^nokvm //p' "$tmp/ctl" | head -n 1 | sed 's/[[:space:]]*$//')
@@ -397,35 +488,40 @@ check() {
 	# Under the lock, so parallel first checks boot once, not once each.
 	[ -w "$cache" ] && lock_cache
 	[ -e "$stamp" ] && return 0
+	say "first use of QEMU $qemu_full_version with this kernel: one trial boot to check kvm-amd (about 10 s)"
 	msg=$(9>&- "$0" --timeout 300 -- test -c /dev/kvm 2>&1 >/dev/null)
 	rc=$?
 	case $rc in
 	0) touch "$stamp" 2>/dev/null ;;
 	77) skip "${msg#emuhost: }" ;;
-	*) skip "a trial boot of the emulated host failed (status $rc): $(head -n 1 <<<"${msg#emuhost: }")" ;;
+	*) die "a trial boot of the emulated host failed (status $rc): $(head -n 1 <<<"${msg#emuhost: }")" ;;
 	esac
 	exec 9>&-
 }
 
 # --- main ---------------------------------------------------------------------
 
-cpus=2 memory=2048 timeout=600 mode=run
-files=()
-tmp="" qemu_pid="" cat_pids=()
+cpus=2 memory=2048 timeout=600 mode=run stdin=0
+files=() outputs=()
+tmp="" qemu_pid="" cat_pids=() stdin_pid="" grace_pid="" forwarded=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--setup) mode=setup ;;
 	--check) mode=check ;;
-	--cpus | --memory | --timeout | --file)
+	--stdin) stdin=1 ;;
+	--cpus | --memory | --timeout | --file | --output)
 		[ $# -ge 2 ] || usage
 		case $1 in
 		--cpus) cpus=$2 ;;
 		--memory) memory=$2 ;;
 		--timeout) timeout=$2 ;;
 		--file) files+=("$2") ;;
+		--output)
+			[[ $2 == /*:?* ]] || { say "--output $2: give GUESTPATH:HOSTPATH, GUESTPATH absolute"; usage; }
+			outputs+=("$2") ;;
 		esac
 		shift ;;
-	--cpus=* | --memory=* | --timeout=* | --file=*)
+	--cpus=* | --memory=* | --timeout=* | --file=* | --output=*)
 		set -- "${1%%=*}" "${1#*=}" "${@:2}"
 		continue ;;
 	--) shift; break ;;

@@ -1,10 +1,13 @@
 #!/bin/sh
 # emuhost-init: /init of the emulated host; loads kvm, runs the command, reports its status.
 #
-# Serial ports (set up by tests/harness/emuhost):
+# Serial ports (set up by emuhost):
 #   ttyS0  kernel console and this script's own chatter (a log file on the host)
-#   ttyS1  the command's stdout      ttyS2  the command's stderr
-#   ttyS3  control: "started", then "exit N" or "nokvm REASON"
+#   ttyS1  the command's stdout, and its stdin with emuhost --stdin
+#   ttyS2  the command's stderr
+#   ttyS3  control, out: "started", the --output files ("file N", base64,
+#          "end N", or "nofile N"), then "exit N" or "nokvm REASON";
+#          in: "signal INT|TERM|HUP", passed on to the command
 export PATH=/csan:/bin:/sbin:/usr/bin:/usr/sbin HOME=/root
 mount -t devtmpfs devtmpfs /dev
 mount -t proc proc /proc
@@ -50,5 +53,31 @@ fi
 # everything, so no output is lost at power-off.  The serial ports are
 # ttys but relay raw bytes to files on the host: TERM=dumb says no cursor
 # control (csan-vmm then draws no status line).
-TERM=dumb "$@" </dev/null >/dev/ttyS1 2>/dev/ttyS2
-finish "exit $?"
+input=/dev/null
+[ -e /.emuhost/stdin ] && input=/dev/ttyS1
+TERM=dumb "$@" <$input >/dev/ttyS1 2>/dev/ttyS2 &
+cmd=$!
+# Signals emuhost was sent, passed on so the command ends its own way.
+(
+	while read -r word sig; do
+		[ "$word" = signal ] && kill -"$sig" "$cmd" 2>/dev/null
+	done </dev/ttyS3
+) &
+reader=$!
+# wait returns early only for signals this shell traps (none): this is
+# the command's own status.
+wait "$cmd"
+status=$?
+kill "$reader" 2>/dev/null
+n=0
+if [ -r /.emuhost/outputs ]; then
+	while read -r path; do
+		if [ -f "$path" ]; then
+			{ echo "file $n"; base64 "$path"; echo "end $n"; } >/dev/ttyS3
+		else
+			ctl "nofile $n"
+		fi
+		n=$((n + 1))
+	done </.emuhost/outputs
+fi
+finish "exit $status"

@@ -1,0 +1,23 @@
+/* host_select.h: --host=auto: this machine's /dev/kvm or the emulated host. */
+#ifndef CSAN_VMM_HOST_SELECT_H
+#define CSAN_VMM_HOST_SELECT_H
+
+#include <stddef.h>
+
+#include "vmm/options.h"
+
+/*
+ * host_select - where @o's run goes: @o->host when it is kvm or emulated;
+ * for auto, OPT_HOST_KVM when /dev/kvm opens and, if the run needs hardware
+ * watchpoints (--watch=hw, --compare), delivers them to guests (a probe of
+ * a few milliseconds); else OPT_HOST_EMULATED, with the reason in @why
+ * (@whylen bytes) for the one line csan-vmm prints about it.
+ */
+enum opt_host host_select(const struct options *o, char *why, size_t whylen);
+
+/* What the emulated host costs, for that line and --help. */
+#define HOST_EMULATED_COST                                                                         \
+	"QEMU TCG with an AMD CPU and real kvm-amd: guest code runs about 10x slower "             \
+	"than on KVM, and start-up takes about 10 s more"
+
+#endif /* CSAN_VMM_HOST_SELECT_H */
