@@ -2,14 +2,14 @@
 #
 # A VM test sets CSAN_TEST_ENV (its generated wrapper does) to "direct"
 # (this machine's /dev/kvm), "emuhost" (inside the emulated host with
-# real kvm-amd, tests/harness/emuhost) or "hw" (the emulated host with
+# real kvm-amd, src/harness/emuhost) or "hw" (the emulated host with
 # csan-vmm in hardware-watchpoint mode), then calls run_vmm and the
 # expect_* checks.  Exit 77 means skipped, and always says why.
 
 : "${top_srcdir:?run through make check}" "${top_builddir:?run through make check}"
 VMM="$top_builddir/csan-vmm"
 GUEST="$top_builddir/src/guest/csan-guest"
-EMUHOST="$top_srcdir/tests/harness/emuhost"
+EMUHOST="$top_builddir/src/harness/emuhost"
 # Wall-clock ceiling for one csan-vmm run outside its own --timeout, so a
 # broken VMM cannot hang the suite.
 VMM_WALL_LIMIT=${VMM_WALL_LIMIT:-300}
@@ -66,6 +66,26 @@ require_vm_env() {
 	esac
 }
 
+# require_emulated_host: for tests of csan-vmm --host=emulated|auto run
+# on this machine: skip (77) when the harness says it cannot run here (it
+# exits 77 only for that, naming what is missing), fail on anything else.
+require_emulated_host() {
+	reason=$("$EMUHOST" --check 2>&1 >/dev/null)
+	case $? in
+	0) ;;
+	77) skip "emulated host unavailable: $reason" ;;
+	*) fail "emuhost --check failed: $reason" ;;
+	esac
+}
+
+# run_host ARGS...: csan-vmm ARGS on this machine, as a user runs it (no
+# --host added), under the wall-clock ceiling; sets $rc, fills $out/$err.
+run_host() {
+	timeout "$VMM_WALL_LIMIT" "$VMM" "$@" </dev/null >"$out" 2>"$err"
+	rc=$?
+	[ "$rc" != 124 ] || fail "csan-vmm still running after ${VMM_WALL_LIMIT}s"
+}
+
 # carry FILE: make FILE available to the guest run; sets $carried to the
 # path to pass to csan-vmm in this environment.
 carry() {
@@ -88,8 +108,11 @@ run_vmm() {
 }
 
 # run_vmm_as_given ARGS...: the same with no --watch added (--compare
-# picks the modes itself and refuses --watch).
+# picks the modes itself and refuses --watch).  --host=kvm: this test's
+# environment is the host (tests of --host=auto and emulated call csan-vmm
+# themselves).
 run_vmm_as_given() {
+	set -- --host=kvm "$@"
 	case "${CSAN_TEST_ENV:-direct}" in
 	emuhost)
 		# shellcheck disable=SC2086 # carry_files is a word list

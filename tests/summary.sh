@@ -1,13 +1,20 @@
 #!/bin/sh
 # summary.sh: print the suite's closing "N passed, N failed, N skipped"
 # line from the Automake .trs files under one or more build trees (default:
-# .); exit 1 on failures.
+# .), after one "not run" line per reason a test gave for skipping (its
+# log's first "SKIP: reason" line); exit 1 on failures.
 [ $# -gt 0 ] || set -- .
 pass=0 fail=0 skip=0
+reasons=$(mktemp "${TMPDIR:-/tmp}/summary.XXXXXX") || exit 2
+trap 'rm -f "$reasons"' EXIT
 for trs in $(find "$@" -name '*.trs' | sort); do
 	case $(sed -n 's/^:test-result: //p' "$trs") in
 	PASS | XFAIL) pass=$((pass + 1)) ;;
-	SKIP) skip=$((skip + 1)) ;;
+	SKIP)
+		skip=$((skip + 1))
+		reason=$(sed -n 's/^SKIP: //p' "${trs%.trs}.log" 2>/dev/null | head -n 1)
+		echo "${reason:-no reason given}" >>"$reasons"
+		;;
 	*) fail=$((fail + 1)) ;;
 	esac
 done
@@ -16,5 +23,7 @@ if [ $((pass + fail + skip)) = 0 ]; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
+sort "$reasons" | uniq -c | sort -rn |
+	awk '{ n = $1; sub(/^ *[0-9]+ /, ""); printf "not run: %d test%s: %s\n", n, n == 1 ? "" : "s", $0 }'
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -10,7 +10,7 @@
 # Exit status: COMMAND's own; 77 when the harness cannot run here (one line
 # on stderr says what is missing); 125 when the emulated host failed (did not
 # boot, kernel panic, --timeout expired, bad usage).  A first SIGINT, SIGTERM
-# or SIGHUP is passed on to COMMAND, which then has 15 s to finish; a second
+# or SIGHUP is passed on to COMMAND, which then has 60 s to finish; a second
 # one stops QEMU at once.  See docs/harness.md.  csan-vmm --host=emulated
 # runs itself through this script (installed in csan-vmm's libexec directory).
 set -u
@@ -25,7 +25,10 @@ BUSYBOX=/bin/busybox
 KERNEL_META=linux-image-cloud-amd64   # Debian's cloud kernel: small, has kvm-amd
 TOP_MODULE=kvm-amd                    # loaded with its dependencies (kvm, irqbypass)
 CMDLINE="console=ttyS0 quiet panic=-1"
-FIX="run tools/install-deps.sh"
+# What to install, named for users of an installed csan-vmm as well as for
+# a source tree (whose tools/install-deps.sh installs all of it).
+FIX="(in a csan-vmm source tree: sh tools/install-deps.sh)"
+QEMU_FIX="install QEMU >= 9.1: add Debian's bookworm-backports suite, then apt-get install -t bookworm-backports qemu-system-x86 $FIX"
 
 say() { echo "emuhost: $*" >&2; }
 skip() { say "$*"; exit 77; }
@@ -51,12 +54,13 @@ EOF
 check_tools() {
 	local t
 	for t in cpio flock timeout mkfifo ldd; do
-		command -v "$t" >/dev/null 2>&1 || skip "'$t' not found; $FIX"
+		command -v "$t" >/dev/null 2>&1 ||
+			skip "'$t' not found; apt-get install cpio coreutils util-linux libc-bin $FIX"
 	done
-	[ -x "$BUSYBOX" ] || skip "$BUSYBOX not found; $FIX (it installs busybox-static)"
+	[ -x "$BUSYBOX" ] || skip "$BUSYBOX not found; apt-get install busybox-static $FIX"
 	# ldd fails on a static binary; a dynamic busybox would not run alone.
 	if ldd "$BUSYBOX" >/dev/null 2>&1; then
-		skip "$BUSYBOX is dynamically linked; install busybox-static ($FIX)"
+		skip "$BUSYBOX is dynamically linked; apt-get install busybox-static $FIX"
 	fi
 }
 
@@ -64,14 +68,14 @@ check_tools() {
 # debug registers would silently do nothing in the emulated host.
 check_qemu() {
 	command -v "$QEMU" >/dev/null 2>&1 ||
-		skip "$QEMU not found; $FIX (QEMU >= 9.1 from bookworm-backports)"
+		skip "$QEMU not found; $QEMU_FIX"
 	qemu_full_version=$("$QEMU" --version 2>/dev/null |
 		sed -n '1s/.*version \([0-9][0-9.]*\).*/\1/p')
 	qemu_version=$(sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p' <<<"$qemu_full_version")
 	local major=${qemu_version%%.*} minor=${qemu_version#*.}
 	if [ -z "$qemu_version" ] || [ "$major" -lt 9 ] ||
 		{ [ "$major" = 9 ] && [ "$minor" -lt 1 ]; }; then
-		skip "$QEMU is version ${qemu_version:-unknown}, need >= 9.1; $FIX (QEMU from bookworm-backports)"
+		skip "$QEMU is version ${qemu_version:-unknown}, need >= 9.1 (older ones do not re-arm debug registers for nested guests); $QEMU_FIX"
 	fi
 }
 
@@ -147,7 +151,7 @@ fetch_kernel() {
 	if ! (cd "$work" && timeout 600 apt-get download "$pkg") >"$work/apt.log" 2>&1; then
 		tail -n 3 "$work/apt.log" >&2
 		rm -rf "$work"
-		skip "apt-get download $pkg failed; $FIX (apt needs Debian's archive)"
+		skip "apt-get download $pkg failed (apt needs Debian's archive: check /etc/apt/sources.list and the network) $FIX"
 	fi
 	deb=$(echo "$work"/*.deb)
 	dpkg-deb -x "$deb" "$work/x" || die "dpkg-deb -x $deb failed"
@@ -205,7 +209,7 @@ setup_locked() {
 			note "apt knows no $KERNEL_META; keeping $(cat "$cache/current/package")"
 			pkg=$(cut -d' ' -f1 "$cache/current/package")
 		else
-			skip "apt knows no $KERNEL_META (Debian's cloud kernel); $FIX (it runs apt-get update)"
+			skip "apt knows no $KERNEL_META (Debian's cloud kernel, fetched with apt-get download); run apt-get update $FIX"
 		fi
 	fi
 	dir=$cache/${pkg#linux-image-}
@@ -310,7 +314,7 @@ on_signal() {
 
 # A first signal while COMMAND runs is passed on to it (through the control
 # port; the init script signals it), so it can end in its own orderly way -
-# csan-vmm prints its summary; QEMU is stopped if it has not finished 15 s
+# csan-vmm prints its summary; QEMU is stopped if it has not finished 60 s
 # later, or at a second signal.
 # shellcheck disable=SC2317 # called from traps
 forward_signal() {
@@ -319,7 +323,7 @@ forward_signal() {
 	fi
 	forwarded=$1
 	echo "signal $1" >"$tmp/ctl.in"
-	(sleep 15 && kill -TERM "$qemu_pid") 2>/dev/null &
+	(sleep 60 && kill -TERM "$qemu_pid") 2>/dev/null &
 	grace_pid=$!
 }
 
@@ -356,6 +360,10 @@ bring_outputs() {
 		if grep -qx "file $i" "$tmp/ctl"; then
 			sed -n "/^file $i\$/,/^end $i\$/{/^file $i\$/d;/^end $i\$/d;p}" "$tmp/ctl" |
 				base64 -d >"$host" || say "--output $spec: cannot write $host"
+		elif grep -qx "nofile $i" "$tmp/ctl"; then
+			say "--output $spec: '${command[0]}' did not write ${spec%%:*}"
+		else
+			say "--output $spec: lost on the way back (control port: $(tr '\n' '|' <"$tmp/ctl" | head -c 300))"
 		fi
 		i=$((i + 1))
 	done
@@ -452,7 +460,7 @@ run_command() {
 		exit "$status"
 	fi
 	if [ -n "$forwarded" ]; then
-		say "interrupted by SIG$forwarded; '${command[*]}' did not finish within 15 s, QEMU stopped"
+		say "interrupted by SIG$forwarded; '${command[*]}' did not finish within 60 s, QEMU stopped"
 		cleanup
 		case $forwarded in INT) exit 130 ;; HUP) exit 129 ;; *) exit 143 ;; esac
 	fi

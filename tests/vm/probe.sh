@@ -17,7 +17,7 @@ if on_pvm; then
 	expect_rc 2
 	expect_out '^KVM implementation: kvm_pvm '
 	expect_out '^data watchpoints: do not fire \(wrote 4 bytes at 0x2000: no debug exit; this KVM \(kvm_pvm\) does not deliver data breakpoints to guests\)$'
-	expect_out '^hardware-watchpoint mode: unavailable \(data watchpoints do not fire on this KVM \(kvm_pvm\); what to do: run on a host with VMX/SVM KVM, or use --watch=soft\)$'
+	expect_out '^hardware-watchpoint mode: unavailable \(data watchpoints do not fire on this KVM \(kvm_pvm\); what to do: run on a host with VMX/SVM KVM, or in the emulated host \(--host=auto or --host=emulated\), or use --watch=soft\)$'
 	expect_no_out 'mode: available'
 else
 	expect_rc 0

@@ -8,7 +8,7 @@ require_vm_env
 run_vmm --watch=hw --scenario=counter-nolock --timeout=120
 if on_pvm; then
 	expect_rc 2
-	expect_err '^csan-vmm: --watch=hw: data watchpoints do not fire .*kvm_pvm.*; what to do: run on a host with VMX/SVM KVM, or use --watch=soft$'
+	expect_err '^csan-vmm: --watch=hw: data watchpoints do not fire .*kvm_pvm.*; what to do: run on a host with VMX/SVM KVM, or in the emulated host \(--host=auto or --host=emulated\), or use --watch=soft$'
 	expect_no_out 'csan-guest'
 else
 	expect_rc 1

@@ -1,0 +1,141 @@
+/* test-emulated.c: the emulated host's command line for a run (--host=emulated). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmm/emulated_args.h"
+#include "vmm/options.h"
+#include "check.h"
+
+#define ARGV(...) ((char *[]){ "csan-vmm", __VA_ARGS__, NULL })
+#define ARGC(...) ((int)(sizeof((char *[]){ "csan-vmm", __VA_ARGS__ }) / sizeof(char *)))
+
+static size_t count(char *const *v)
+{
+	size_t n = 0;
+
+	while (v[n])
+		n++;
+	return n;
+}
+
+/* Whether @v holds @s before the "--" (harness side) or after (inner side). */
+static bool has(char *const *v, const char *s, bool inner)
+{
+	bool past = false;
+
+	for (; *v; v++) {
+		if (strcmp(*v, "--") == 0 && !past) {
+			past = true;
+			continue;
+		}
+		if (past == inner && strcmp(*v, s) == 0)
+			return true;
+	}
+	return false;
+}
+
+static const struct emu_inputs base = {
+	.harness = "/opt/lib/csan-vmm/emuhost",
+	.self = "/build/csan-vmm",
+	.guest = "/home/u/my guest.elf",
+	.guest_file_bytes = 70ull << 20,
+	.host_cpus = 2,
+};
+
+/* Every option the user gave reaches the inner csan-vmm with the same meaning. */
+static void test_round_trip(void)
+{
+	struct options o, back;
+	struct emu_inputs in = base;
+	char **v;
+	char *const *inner;
+
+	CHECK(options_parse(ARGC("--cpus=4", "-m", "1G", "-a", "x=1", "-a", "y='2 3'",
+				 "--scenario=bits", "--timeout=30", "--seed=99", "--watch=hw",
+				 "--report-json=r.json", "--sandbox=off", "-q", "--host=emulated",
+				 "g.elf"),
+			    ARGV("--cpus=4", "-m", "1G", "-a", "x=1", "-a", "y='2 3'",
+				 "--scenario=bits", "--timeout=30", "--seed=99", "--watch=hw",
+				 "--report-json=r.json", "--sandbox=off", "-q", "--host=emulated",
+				 "g.elf"),
+			    &o, stderr) == 0);
+	in.report_json = "/home/u/r.json";
+	v = emulated_argv(&o, &in);
+	CHECK(v != NULL);
+	if (!v)
+		return;
+	inner = emulated_inner_argv(v);
+	CHECK(inner && strcmp(inner[0], "csan-vmm") == 0);
+	CHECK(options_parse((int)count(inner), (char **)inner, &back, stderr) == 0);
+	CHECK(back.host == OPT_HOST_KVM); /* inside, never recurse */
+	CHECK(back.cpus == 4);
+	CHECK_EQ_U64(back.mem_bytes, 1ull << 30);
+	CHECK(back.append && strcmp(back.append, "x=1 y='2 3'") == 0);
+	CHECK(back.scenario && strcmp(back.scenario, "bits") == 0);
+	CHECK(back.timeout_s == 30 && back.seed_given && back.seed == 99);
+	CHECK(back.watch_given && back.watch_hw && !back.compare);
+	CHECK(back.report_json && strcmp(back.report_json, EMU_REPORT_JSON) == 0);
+	CHECK(back.sandbox_given && !back.sandbox && back.quiet);
+	CHECK(back.console_escapes == CONSOLE_ESCAPES_OFF);
+	CHECK(back.guest_path && strcmp(back.guest_path, EMU_GUEST_DIR "my guest.elf") == 0);
+	/* The harness side: the files carried in and handed back. */
+	CHECK(strcmp(v[0], base.harness) == 0);
+	CHECK(has(v, "--file=/build/csan-vmm:" EMU_SELF, false));
+	CHECK(has(v, "--file=/home/u/my guest.elf:" EMU_GUEST_DIR "my guest.elf", false));
+	CHECK(has(v, "--output=" EMU_REPORT_JSON ":/home/u/r.json", false));
+	CHECK(has(v, "--cpus=2", false)); /* 4 vCPUs, but this machine has 2 CPUs */
+	/* 1 GiB guest + 1024 + twice the 70 MiB ELF (rounded up). */
+	CHECK(has(v, "--memory=2190", false));
+	CHECK(has(v, "--timeout=330", false));
+	CHECK(!has(v, "--stdin", false));
+	options_free(&o);
+	options_free(&back);
+	emulated_argv_free(v);
+}
+
+/* --compare with its JSON; keys relayed; no --timeout: the harness's long limit. */
+static void test_compare_and_keys(void)
+{
+	struct options o, back;
+	struct emu_inputs in = base;
+	char **v;
+	char *const *inner;
+	char limit[32];
+
+	CHECK(options_parse(ARGC("--compare", "--compare-json=c.json", "--scenario=all", "-c", "1"),
+			    ARGV("--compare", "--compare-json=c.json", "--scenario=all", "-c", "1"),
+			    &o, stderr) == 0);
+	in.compare_json = "/tmp/c.json";
+	in.relay_stdin = true;
+	in.guest_file_bytes = 100 << 10;
+	v = emulated_argv(&o, &in);
+	CHECK(v != NULL);
+	if (!v)
+		return;
+	inner = emulated_inner_argv(v);
+	CHECK(options_parse((int)count(inner), (char **)inner, &back, stderr) == 0);
+	CHECK(back.compare && !back.watch_given);
+	CHECK(back.compare_json && strcmp(back.compare_json, EMU_COMPARE_JSON) == 0);
+	CHECK(back.scenario && strcmp(back.scenario, "all") == 0);
+	CHECK(back.console_escapes == CONSOLE_ESCAPES_ON);
+	CHECK(!back.seed_given && !back.sandbox_given && back.timeout_s == 0);
+	CHECK(has(v, "--stdin", false));
+	CHECK(has(v, "--cpus=1", false));
+	CHECK(has(v, "--memory=2048", false)); /* the floor */
+	snprintf(limit, sizeof(limit), "--timeout=%u", EMU_TIMEOUT_NONE_S);
+	CHECK(has(v, limit, false));
+	CHECK(has(v, "--output=" EMU_COMPARE_JSON ":/tmp/c.json", false));
+	CHECK(!has(v, "--report-json=" EMU_REPORT_JSON, true));
+	options_free(&o);
+	options_free(&back);
+	emulated_argv_free(v);
+}
+
+int main(void)
+{
+	test_round_trip();
+	test_compare_and_keys();
+	return check_exit_status("test-emulated");
+}
