@@ -45,6 +45,45 @@ static const char *open_hint(int err)
 	}
 }
 
+/*
+ * The image is read into memory once, not mapped: a guest rebuilt (or
+ * truncated) while csan-vmm runs would turn a read of a mapped page past
+ * the new end of file into SIGBUS.  Reading it twice over costs little
+ * (the bundled guest is a few hundred KiB, a Linux vmlinux tens of MiB,
+ * read once), and a file that changes size while it is read is refused.
+ */
+static int read_image(struct elf_check *c)
+{
+	struct stat st;
+	uint64_t got = 0;
+	ssize_t n;
+
+	if (c->size > SIZE_MAX)
+		return REJECT(c, -EFBIG, "the file is too large to read (%llu bytes)",
+			      (unsigned long long)c->size);
+	c->g->image = malloc((size_t)c->size);
+	if (!c->g->image)
+		return REJECT(c, -ENOMEM, "out of memory reading %llu bytes",
+			      (unsigned long long)c->size);
+	while (got < c->size) {
+		n = pread(c->g->fd, c->g->image + got, (size_t)(c->size - got), (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return REJECT(c, -errno, "cannot read the guest image: %s", strerror(errno));
+		if (n == 0)
+			break;
+		got += (uint64_t)n;
+	}
+	if (got != c->size || fstat(c->g->fd, &st) || (uint64_t)st.st_size != c->size)
+		return REJECT(c, -EIO,
+			      "the file changed size while it was read (%llu bytes expected, %llu "
+			      "read): is the guest being rebuilt? Run again when it is done",
+			      (unsigned long long)c->size, (unsigned long long)got);
+	c->g->image_size = (size_t)c->size;
+	return 0;
+}
+
 static int open_file(struct elf_check *c)
 {
 	struct stat st;
@@ -72,7 +111,7 @@ static int open_file(struct elf_check *c)
 			      "the file is empty (0 bytes), not an ELF image: was the guest build "
 			      "interrupted?");
 	c->size = (uint64_t)st.st_size;
-	return 0;
+	return read_image(c);
 }
 
 /*
@@ -225,15 +264,13 @@ static int begin_elf(struct elf_check *c)
 				elf_errmsg(-1));
 		libelf_ready = true;
 	}
-	c->g->elf = elf_begin(c->g->fd, ELF_C_READ_MMAP, NULL);
+	c->g->elf = elf_memory((char *)c->g->image, c->g->image_size);
 	if (!c->g->elf)
-		return REJECT(c, -ENOEXEC, "libelf cannot read the image (elf_begin: %s)",
+		return REJECT(c, -ENOEXEC, "libelf cannot read the image (elf_memory: %s)",
 			      elf_errmsg(-1));
 	c->raw = (const uint8_t *)elf_rawfile(c->g->elf, &rawsize);
 	if (!c->raw || rawsize != c->size)
-		return REJECT(c, -EIO,
-			      "libelf cannot map the whole image (elf_rawfile: %s, %zu of %llu "
-			      "bytes): did the file change while it was read?",
+		return REJECT(c, -EIO, "libelf cannot see the whole image (elf_rawfile: %s, %zu of %llu bytes)",
 			      elf_errmsg(-1), rawsize, (unsigned long long)c->size);
 	return 0;
 }
@@ -653,6 +690,7 @@ void elf_guest_close(struct elf_guest *g)
 		elf_end(g->elf);
 	if (g->fd >= 0)
 		close(g->fd);
+	free(g->image);
 	free(g->path);
 	free(g->segs);
 	free(g->scenarios);

@@ -30,7 +30,9 @@ struct elf_scenario {
 struct elf_guest {
 	char *path;
 	int fd;
-	Elf *elf;
+	uint8_t *image; /* the whole file, read once (never mapped: no SIGBUS) */
+	size_t image_size;
+	Elf *elf; /* over image */
 	uint64_t pvh_entry;	  /* guest-physical 32-bit entry point */
 	uint32_t abi_version;	  /* always CSAN_ABI_VERSION once open */
 	struct elf_segment *segs; /* sorted by paddr, none overlapping */

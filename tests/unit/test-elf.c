@@ -154,6 +154,36 @@ static void test_valid(void)
 	unlink(path);
 }
 
+/*
+ * The image rebuilt under a running csan-vmm: truncated (and rewritten)
+ * after the open.  The loader read it into memory, so loading it and
+ * reading its scenario table still work, with the bytes seen at the open,
+ * and nothing touches a mapped page past the new end of file (SIGBUS).
+ */
+static void test_truncated_after_open(void)
+{
+	const uint64_t ram_size = 4 << 20;
+	char path[PATH_MAX], why[512];
+	struct elf_guest g;
+	struct img im;
+	uint8_t *ram;
+
+	img_default(&im);
+	if (!expect_open(&im, &g, path, sizeof(path)))
+		return;
+	CHECK(truncate(path, 0) == 0);
+	ram = malloc(ram_size);
+	if (ram) {
+		memset(ram, 0xaa, ram_size);
+		CHECK_RC(elf_guest_load(&g, ram, ram_size, why, sizeof(why)), 0);
+		check_loaded(&im, ram);
+		free(ram);
+	}
+	CHECK(elf_guest_find_scenario(&g, "selftest") == &g.scenarios[0]);
+	elf_guest_close(&g);
+	unlink(path);
+}
+
 static void test_valid_pvh_desc8(void)
 {
 	uint64_t entry = TEXT + 8;
@@ -722,6 +752,7 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	fds_at_start = count_fds();
 	CASE(test_valid);
+	CASE(test_truncated_after_open);
 	CASE(test_valid_pvh_desc8);
 	CASE(test_valid_no_sections);
 	CASE(test_valid_longest_name);
