@@ -2,7 +2,7 @@
 # src and build (TOP_SRCDIR and TOP_BUILDDIR).
 # shellcheck disable=SC2154 # src and build come from the sourcing script
 
-emuhost="$src/tests/harness/emuhost"
+emuhost="$src/src/harness/emuhost.sh"
 
 # need_emuhost NAME: exit 77 (not measured here) with NAME's message
 # when the emulated host cannot be set up.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # scenario-reports.sh: capture what every zoo scenario prints in each watch
 # mode, for docs/scenarios.md.  All runs share one boot of the emulated
-# host (tests/harness/emuhost: real kvm-amd, so hw mode works); soft mode
+# host (src/harness/emuhost: real kvm-amd, so hw mode works); soft mode
 # is run there too, so both columns come from one machine.  Each run keeps
 # its first report (stacks cut after the zoo runner's worker frame, the
 # rest being the same runner and boot frames every time), its result line
@@ -27,7 +27,7 @@ done
 [ $# = 1 ] || { echo "usage: $0 [--update FILE] [--raw FILE] TOP_BUILDDIR" >&2; exit 2; }
 build=$1
 src=$(cd "$(dirname "$0")/.." && pwd)
-emuhost="$src/tests/harness/emuhost"
+emuhost="$src/src/harness/emuhost.sh"
 "$emuhost" --check >/dev/null || { echo "scenario-reports: emulated host unavailable" >&2; exit 77; }
 
 # KEY|csan-vmm arguments: one line per run.  A fixed seed keeps the

@@ -5,7 +5,7 @@
 #                     [--no-zoo-knobs] ROW [CSAN-VMM OPTION...]
 #
 # --env direct (the default) runs csan-vmm on this machine's /dev/kvm;
-# emuhost runs all N inside one emulated host (tests/harness/emuhost,
+# emuhost runs all N inside one emulated host (src/harness/emuhost,
 # booted once), as the VM tests do.  Run i gets --seed=i, so a series can
 # be repeated.  On PVM (direct, /sys/module/kvm_pvm) the zoo tests' knobs
 # (tests/lib.sh zoo_knobs) are added unless --no-zoo-knobs; extra options
@@ -75,7 +75,7 @@ direct)
 	done >"$results"
 	;;
 emuhost)
-	"$srcdir/tests/harness/emuhost" --timeout $((runs * 200 + 120)) --file "$vmm" \
+	"$srcdir/src/harness/emuhost.sh" --timeout $((runs * 200 + 120)) --file "$vmm" \
 		--file "$guest:/csan/src/guest/csan-guest" -- sh -c '
 		i=1
 		while [ "$i" -le "$1" ]; do

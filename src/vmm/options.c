@@ -105,7 +105,7 @@ void options_usage(FILE *f)
 		"                        machine's /dev/kvm; emulated = csan-vmm runs itself\n"
 		"                        in the emulated host (QEMU TCG with an AMD CPU and\n"
 		"                        real kvm-amd: works anywhere, debug registers work,\n"
-		"                        guest code about 10x slower); auto (default) = kvm\n"
+		"                        guest code 10-25x slower); auto (default) = kvm\n"
 		"                        when /dev/kvm exists and can do what is asked\n"
 		"                        (--watch=hw, --compare need data watchpoints),\n"
 		"                        else emulated, said in one line on stderr\n"
