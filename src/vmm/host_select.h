@@ -16,8 +16,9 @@
 enum opt_host host_select(const struct options *o, char *why, size_t whylen);
 
 /* What the emulated host costs, for that line and --help. */
-#define HOST_EMULATED_COST                                                                         \
-	"QEMU TCG with an AMD CPU and real kvm-amd: guest code runs about 10x slower "             \
-	"than on KVM, and start-up takes about 10 s more"
+#define HOST_EMULATED_COST                                                      \
+	"QEMU TCG with an AMD CPU and real kvm-amd: guest code runs at about "  \
+	"400 M instructions/s, 10-25x slower than on KVM, and start-up takes "  \
+	"10-20 s more"
 
 #endif /* CSAN_VMM_HOST_SELECT_H */
