@@ -25,9 +25,15 @@ for n in 1 2 3; do
 	stty -F /dev/ttyS$n raw -echo || echo "emuhost-init: stty ttyS$n failed"
 done
 
-ctl() { echo "$*" >/dev/ttyS3; }
-# Report and power off; poweroff -f does not return, the sleep is a guard.
-finish() { ctl "$*"; poweroff -f; sleep 60; }
+# The control port stays open on fd 3 for the whole run: opening a serial
+# tty while its last other user is closing it fails with EAGAIN, which
+# would lose a control line.
+exec 3<>/dev/ttyS3
+ctl() { echo "$*" >&3; }
+# Report and power off; closing the control port (its last user) waits
+# until the UART has sent everything; poweroff -f does not return, the
+# sleep is a guard.
+finish() { ctl "$*"; exec 3>&-; poweroff -f; sleep 60; }
 
 # Modules in dependency order (written by emuhost --setup).
 while read -r mod; do
@@ -55,13 +61,13 @@ fi
 # control (csan-vmm then draws no status line).
 input=/dev/null
 [ -e /.emuhost/stdin ] && input=/dev/ttyS1
-TERM=dumb "$@" <$input >/dev/ttyS1 2>/dev/ttyS2 &
+TERM=dumb "$@" <$input >/dev/ttyS1 2>/dev/ttyS2 3>&- &
 cmd=$!
 # Signals emuhost was sent, passed on so the command ends its own way.
 (
 	while read -r word sig; do
 		[ "$word" = signal ] && kill -"$sig" "$cmd" 2>/dev/null
-	done </dev/ttyS3
+	done <&3
 ) &
 reader=$!
 # wait returns early only for signals this shell traps (none): this is
@@ -73,7 +79,7 @@ n=0
 if [ -r /.emuhost/outputs ]; then
 	while read -r path; do
 		if [ -f "$path" ]; then
-			{ echo "file $n"; base64 "$path"; echo "end $n"; } >/dev/ttyS3
+			{ echo "file $n"; base64 "$path"; echo "end $n"; } >&3
 		else
 			ctl "nofile $n"
 		fi

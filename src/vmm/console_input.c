@@ -212,8 +212,13 @@ int console_input_start(struct vm *vm, int fd, enum console_escapes mode,
 	if (mode == CONSOLE_ESCAPES_OFF ||
 	    (mode == CONSOLE_ESCAPES_AUTO && !console_is_our_tty(fd)))
 		return 0;
-	if (isatty(fd) && !console_is_our_tty(fd)) {
-		/* Touching a terminal from the background would stop us (SIGTTOU/SIGTTIN). */
+	if (isatty(fd) && tcgetpgrp(fd) >= 0 && tcgetpgrp(fd) != getpgrp()) {
+		/*
+		 * Touching our controlling terminal from the background would stop
+		 * us (SIGTTOU/SIGTTIN).  A terminal that is not our controlling
+		 * one (tcgetpgrp fails: the emulated host hands its serial port to
+		 * an inner csan-vmm this way) has no job control to fear.
+		 */
 		fprintf(stderr, "csan-vmm: --console-escapes=on: the terminal belongs to "
 				"another process group (csan-vmm runs in the background); escape "
 				"keys are off\n");
