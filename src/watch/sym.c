@@ -33,13 +33,46 @@ struct sym_cache_entry {
 	struct sym_frame *frames;
 };
 
+/*
+ * The functions of one CU by address: what libdw does not index.  It
+ * finds a CU by address (aranges), but the function inside it only by
+ * walking the CU's top-level DIEs, and dwarf_siblingof has to parse each
+ * function's whole body to step over it: on a vmlinux, whose CUs pull in
+ * thousands of header functions, types and variables, that walk was
+ * nearly all of a lookup (2,000 lookups/s).  Each CU is indexed on its
+ * first lookup and kept until sym_close.
+ */
+struct fn_range {
+	uint64_t lo, hi; /* one code range of the function, [lo, hi) */
+	Dwarf_Die die;
+};
+
+struct cu_index {
+	Dwarf_Off cu_off; /* the CU DIE's offset: the key */
+	bool used;	  /* false: a free slot of the table */
+	struct fn_range *r;
+	size_t n;
+};
+
+/* ELF symbols by name, for sym_addr_of (the kernel prints names, not addresses). */
+struct name_entry {
+	const char *name;
+	uint64_t addr, size;
+};
+
 struct sym {
-	pthread_mutex_t lock; /* the Dwfl and the cache */
+	pthread_mutex_t lock; /* the Dwfl, the cache and the indexes */
 	Dwfl *dwfl;
+	Dwfl_Module *mod; /* the one module: the ELF */
 	char *path;
 	bool has_dwarf;
 	struct sym_cache_entry *cache;
 	uint64_t hits, misses, tick;
+	struct cu_index *cus; /* open addressing on cu_off, at most half full */
+	size_t cus_used, cus_mask;
+	struct name_entry *names; /* sorted by name, then address; built on first use */
+	size_t nnames;
+	bool names_built;
 };
 
 /*
@@ -115,6 +148,7 @@ static int report_module(struct sym *sym, const char *path, char *why, size_t wh
 		return -ENOEXEC;
 	}
 	sym->has_dwarf = dwfl_module_getdwarf(mod, &bias) != NULL;
+	sym->mod = mod;
 	return 0;
 }
 
@@ -159,13 +193,17 @@ fail:
 
 void sym_close(struct sym *sym)
 {
-	unsigned i;
+	size_t i;
 
 	if (!sym)
 		return;
 	for (i = 0; i < SYM_CACHE_SLOTS; i++)
 		free(sym->cache[i].frames);
 	free(sym->cache);
+	for (i = 0; sym->cus && i <= sym->cus_mask; i++)
+		free(sym->cus[i].r);
+	free(sym->cus);
+	free(sym->names);
 	dwfl_end(sym->dwfl);
 	pthread_mutex_destroy(&sym->lock);
 	free(sym->path);
@@ -276,6 +314,121 @@ static bool holds_code(int tag)
 	       tag == DW_TAG_lexical_block;
 }
 
+static int range_cmp(const void *a, const void *b)
+{
+	const struct fn_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Every code range of every top-level function of @cudie, sorted. */
+static int index_cu(Dwarf_Die *cudie, struct cu_index *ci)
+{
+	size_t cap = 0;
+	Dwarf_Die c;
+
+	if (dwarf_child(cudie, &c) != 0)
+		return 0;
+	do {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+
+		if (dwarf_tag(&c) != DW_TAG_subprogram)
+			continue;
+		while ((off = dwarf_ranges(&c, off, &base, &lo, &hi)) > 0) {
+			if (lo >= hi)
+				continue;
+			if (ci->n == cap) {
+				struct fn_range *p;
+
+				cap = cap ? cap * 2 : 64;
+				p = realloc(ci->r, cap * sizeof(*p));
+				if (!p)
+					return -ENOMEM;
+				ci->r = p;
+			}
+			ci->r[ci->n++] = (struct fn_range){ .lo = lo, .hi = hi, .die = c };
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	if (ci->n)
+		qsort(ci->r, ci->n, sizeof(*ci->r), range_cmp);
+	return 0;
+}
+
+static uint64_t hash_off(Dwarf_Off off)
+{
+	return (uint64_t)off * 0x9e3779b97f4a7c15ull;
+}
+
+/* Double the CU table (a power of two, at most half full). */
+static int grow_cus(struct sym *sym)
+{
+	size_t nslots = sym->cus ? (sym->cus_mask + 1) * 2 : 256, i, j;
+	struct cu_index *t = calloc(nslots, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; sym->cus && i <= sym->cus_mask; i++) {
+		if (!sym->cus[i].used)
+			continue;
+		for (j = hash_off(sym->cus[i].cu_off) >> 40 & (nslots - 1); t[j].used;
+		     j = (j + 1) & (nslots - 1))
+			;
+		t[j] = sym->cus[i];
+	}
+	free(sym->cus);
+	sym->cus = t;
+	sym->cus_mask = nslots - 1;
+	return 0;
+}
+
+/* The function index of @cudie, built on first use; NULL without memory. */
+static const struct cu_index *cu_index_of(struct sym *sym, Dwarf_Die *cudie)
+{
+	Dwarf_Off off = dwarf_dieoffset(cudie);
+	struct cu_index *ci;
+	size_t i;
+
+	if ((sym->cus_used + 1) * 2 > (sym->cus ? sym->cus_mask + 1 : 0) && grow_cus(sym) != 0)
+		return NULL;
+	for (i = hash_off(off) >> 40 & sym->cus_mask;; i = (i + 1) & sym->cus_mask) {
+		ci = &sym->cus[i];
+		if (!ci->used)
+			break;
+		if (ci->cu_off == off)
+			return ci;
+	}
+	if (index_cu(cudie, ci) != 0) {
+		free(ci->r);
+		*ci = (struct cu_index){ 0 };
+		return NULL;
+	}
+	ci->cu_off = off;
+	ci->used = true;
+	sym->cus_used++;
+	return ci;
+}
+
+/* The top-level function of the indexed CU @ci holding @pc, into @out. */
+static bool indexed_fn_at(const struct cu_index *ci, Dwarf_Addr pc, Dwarf_Die *out)
+{
+	size_t lo = 0, hi = ci->n;
+
+	/* The last range starting at or below @pc: ranges of functions do not overlap. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ci->r[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || pc >= ci->r[lo - 1].hi)
+		return false;
+	*out = ci->r[lo - 1].die;
+	return true;
+}
+
 /* The child of @parent that holds code at @pc, into @out. */
 static bool child_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out)
 {
@@ -297,15 +450,19 @@ static bool child_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out)
  * through the DIEs that hold @pc: the function, then its inline instances
  * and blocks, physically nested, so an inline instance is followed by its
  * caller.  dwarf_getscopes gives the same chain but visits every DIE of the
- * CU on the way, which made it nearly all of a lookup's time.  Returns the
- * count, 0 if no function holds @pc.
+ * CU on the way, which made it nearly all of a lookup's time; the first
+ * step is a binary search in the CU's function index.  Returns the count,
+ * 0 if no function holds @pc.
  */
-static int descend(Dwarf_Die *cudie, Dwarf_Addr pc, Dwarf_Die **scopes)
+static int descend(struct sym *sym, Dwarf_Die *cudie, Dwarf_Addr pc, Dwarf_Die **scopes)
 {
+	const struct cu_index *ci = cu_index_of(sym, cudie);
 	Dwarf_Die chain[64], *out;
 	int n = 0, i;
 
-	if (!child_at(cudie, pc, &chain[0]) || dwarf_tag(&chain[0]) != DW_TAG_subprogram)
+	if (ci ? !indexed_fn_at(ci, pc, &chain[0]) : !child_at(cudie, pc, &chain[0]))
+		return 0;
+	if (dwarf_tag(&chain[0]) != DW_TAG_subprogram)
 		return 0;
 	for (n = 1; n < 64 && child_at(&chain[n - 1], pc, &chain[n]); n++)
 		;
@@ -327,7 +484,8 @@ static int descend(Dwarf_Die *cudie, Dwarf_Addr pc, Dwarf_Die **scopes)
  * rather than by its abstract definition, as eu-addr2line does.  Returns
  * the count (0 without DWARF) with *scopes to free.
  */
-static int scopes_at(Dwfl_Module *mod, uint64_t at, Dwarf_Die **scopes, struct cu_files *cu)
+static int scopes_at(struct sym *sym, Dwfl_Module *mod, uint64_t at, Dwarf_Die **scopes,
+		     struct cu_files *cu)
 {
 	Dwarf_Addr bias;
 	Dwarf_Die *cudie = dwfl_module_addrdie(mod, at, &bias);
@@ -338,7 +496,7 @@ static int scopes_at(Dwfl_Module *mod, uint64_t at, Dwarf_Die **scopes, struct c
 	*scopes = NULL;
 	if (!cudie)
 		return 0;
-	n = descend(cudie, at - bias, scopes);
+	n = descend(sym, cudie, at - bias, scopes);
 	if (n <= 0) {
 		n = dwarf_getscopes(cudie, at - bias, scopes);
 		if (n <= 0)
@@ -361,14 +519,14 @@ static int scopes_at(Dwfl_Module *mod, uint64_t at, Dwarf_Die **scopes, struct c
  * chain in @fr (SYM_MAX_FRAMES long).  Each inline level sits at the
  * current position; its call site becomes the position of the next one.
  */
-static int inline_chain(Dwfl_Module *mod, uint64_t at, const struct sym_frame *base,
-			struct sym_frame *fr)
+static int inline_chain(struct sym *sym, Dwfl_Module *mod, uint64_t at,
+			const struct sym_frame *base, struct sym_frame *fr)
 {
 	struct cu_files cu = { 0 };
 	struct sym_frame cur = *base;
 	const char *subprogram = NULL;
 	Dwarf_Die *scopes;
-	int i, n = 0, ns = scopes_at(mod, at, &scopes, &cu);
+	int i, n = 0, ns = scopes_at(sym, mod, at, &scopes, &cu);
 
 	for (i = 0; i < ns; i++) {
 		int tag = dwarf_tag(&scopes[i]);
@@ -413,7 +571,7 @@ static int lookup_dwfl(struct sym *sym, uint64_t addr, bool ret, struct sym_fram
 	}
 	fill_symbol(mod, at, ret, &base);
 	fill_line(mod, at, &base);
-	return inline_chain(mod, at, &base, fr);
+	return inline_chain(sym, mod, at, &base, fr);
 }
 
 /*
@@ -510,6 +668,108 @@ int sym_function_at(struct sym *sym, uint64_t addr, uint64_t *start, uint64_t *s
 	if (name)
 		*name = found;
 	return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	const struct name_entry *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * Every named function and object symbol of the ELF, sorted by name.  The
+ * names point into libelf's copy of the string table, which lives as long
+ * as the Dwfl.
+ */
+static int build_names(struct sym *sym)
+{
+	int i, n = dwfl_module_getsymtab(sym->mod);
+	struct name_entry *v;
+
+	if (n <= 0)
+		return -ENOENT;
+	v = calloc((size_t)n, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 1; i < n; i++) {
+		GElf_Addr addr;
+		GElf_Sym es;
+		const char *name =
+			dwfl_module_getsym_info(sym->mod, i, &es, &addr, NULL, NULL, NULL);
+		int type = GELF_ST_TYPE(es.st_info);
+
+		if (!name || !*name || es.st_shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_OBJECT && type != STT_NOTYPE))
+			continue;
+		v[sym->nnames++] =
+			(struct name_entry){ .name = name, .addr = addr, .size = es.st_size };
+	}
+	qsort(v, sym->nnames, sizeof(*v), name_cmp);
+	sym->names = v;
+	return 0;
+}
+
+/*
+ * Of the symbols named alike (static functions of different files), the
+ * one the kernel meant: kallsyms gives as size the distance to the next
+ * symbol, which is the ELF size plus alignment padding, so the best match
+ * is an exact size, else the largest ELF size not above @size_hint.
+ */
+static const struct name_entry *best_of(const struct name_entry *first, size_t n,
+					uint64_t size_hint)
+{
+	const struct name_entry *best = first;
+	size_t i;
+
+	if (!size_hint)
+		return first;
+	for (i = 0; i < n; i++) {
+		const struct name_entry *e = &first[i];
+
+		if (e->size == size_hint)
+			return e;
+		if (e->size <= size_hint && (best->size > size_hint || e->size > best->size))
+			best = e;
+	}
+	return best;
+}
+
+int sym_addr_of(struct sym *sym, const char *name, uint64_t size_hint, uint64_t *addr,
+		uint64_t *size)
+{
+	const struct name_entry *e = NULL;
+	size_t lo = 0, hi, n = 0;
+	int err = 0;
+
+	pthread_mutex_lock(&sym->lock);
+	if (!sym->names_built) {
+		err = build_names(sym);
+		sym->names_built = err != -ENOMEM;
+	}
+	/* The first entry with @name: entries of one name are adjacent. */
+	for (hi = sym->nnames; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(sym->names[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo + n < sym->nnames && strcmp(sym->names[lo + n].name, name) == 0)
+		n++;
+	if (n)
+		e = best_of(&sym->names[lo], n, size_hint);
+	if (e) {
+		*addr = e->addr;
+		if (size)
+			*size = e->size;
+	}
+	pthread_mutex_unlock(&sym->lock);
+	if (err == -ENOMEM)
+		return err;
+	return e ? 0 : -ENOENT;
 }
 
 void sym_cache_stats(struct sym *sym, uint64_t *hits, uint64_t *misses)
