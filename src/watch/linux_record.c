@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "watch/linux_report.h"
+#include "watch/report_log.h"
 
 static int fail(char *why, size_t whylen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -115,4 +116,13 @@ int linux_report_to_record(const struct linux_report *lr, struct sym *sym,
 	if (unresolved)
 		*unresolved = lost;
 	return 0;
+}
+
+int linux_report_submit(struct report_log *log, struct sym *sym, const struct linux_report *lr,
+			unsigned *unresolved, char *why, size_t whylen)
+{
+	struct csan_hc_report rec;
+	int err = linux_report_to_record(lr, sym, &rec, unresolved, why, whylen);
+
+	return err ? err : report_log_submit(log, &rec, why, whylen);
 }

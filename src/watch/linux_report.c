@@ -386,13 +386,22 @@ static bool body_line(struct linux_report_parser *p, const char *s, const char *
 	return false;
 }
 
-int linux_report_feed(struct linux_report_parser *p, const char *line, struct linux_report **out)
+int linux_report_feed(struct linux_report_parser *p, const char *line, size_t linelen,
+		      struct linux_report **out)
 {
-	const char *s = skip_printk_prefix(line), *end = s + strlen(s);
+	char buf[LINUX_REPORT_FEED_MAX + 1];
+	const char *s, *end;
 	size_t len;
 	int rc;
 
 	*out = NULL;
+	/* A copy with a NUL: the console hands out buffers, not strings. */
+	if (linelen > LINUX_REPORT_FEED_MAX)
+		linelen = LINUX_REPORT_FEED_MAX;
+	memcpy(buf, line, linelen);
+	buf[linelen] = '\0';
+	s = skip_printk_prefix(buf);
+	end = buf + linelen;
 	while (end > s && (end[-1] == '\n' || end[-1] == '\r'))
 		end--;
 	len = (size_t)(end - s);

@@ -56,6 +56,7 @@
 #define LINUX_REPORT_MAX_FRAMES 64 /* KCSAN's NUM_STACK_ENTRIES */
 #define LINUX_REPORT_NAME_MAX	128
 #define LINUX_REPORT_LINE_MAX	256
+#define LINUX_REPORT_FEED_MAX	1024 /* bytes of a console line looked at */
 
 /* One printed frame, as %pS shows it. */
 struct linux_frame {
@@ -108,19 +109,28 @@ int linux_report_parser_new(struct linux_report_parser **out);
 void linux_report_parser_free(struct linux_report_parser *p);
 
 /*
- * linux_report_feed - take one console line @line (NUL-terminated; a
- * trailing "\n" or "\r\n" is ignored; a line longer than the parser keeps
- * is cut, which only a foreign line can be).  Returns LINUX_LINE_DONE with
- * a finished report in *@out (the caller frees it with linux_report_free),
- * else LINUX_LINE_OUTSIDE or LINUX_LINE_INSIDE with *@out NULL, or -ENOMEM
- * (the line is then lost, the parser stays usable).  A report whose closing
- * rule never comes is handed out, incomplete, when the next report starts,
- * after 1000 lines, or by linux_report_flush.
+ * linux_report_feed - take one console line, @linelen bytes at @line (no
+ * NUL needed; a trailing "\n" or "\r\n" is ignored; bytes past
+ * LINUX_REPORT_FEED_MAX are dropped, which only a foreign line can have).
+ * Returns LINUX_LINE_DONE with a finished report in *@out (the caller
+ * frees it with linux_report_free), else LINUX_LINE_OUTSIDE or
+ * LINUX_LINE_INSIDE with *@out NULL, or -ENOMEM (the line is then lost,
+ * the parser stays usable).  A report whose closing rule never comes is
+ * handed out, marked incomplete, when the next report starts, after 1000
+ * lines, or by linux_report_flush.  Not thread-safe: one parser per
+ * console, fed in console order.
  *
- * The VMM's Linux profile calls it for every line the guest prints on its
- * console, from the one thread that reads the console.
+ * Wiring in the VMM's Linux profile (the console's line_emit, under the
+ * console lock, after the raw line is written out):
+ *
+ *	struct linux_report *lr;
+ *	if (linux_report_feed(parser, l->buf, l->len, &lr) == LINUX_LINE_DONE)
+ *		linux_report_submit(log, sym, lr, ...), linux_report_free(lr);
+ *
+ * and at the guest's exit linux_report_flush, then the same.
  */
-int linux_report_feed(struct linux_report_parser *p, const char *line, struct linux_report **out);
+int linux_report_feed(struct linux_report_parser *p, const char *line, size_t linelen,
+		      struct linux_report **out);
 
 /*
  * linux_report_flush - at the end of the console (guest exit, panic):
@@ -150,6 +160,20 @@ void linux_report_free(struct linux_report *r);
 int linux_report_to_record(const struct linux_report *lr, struct sym *sym,
 			   struct csan_hc_report *out, unsigned *unresolved, char *why,
 			   size_t whylen);
+
+struct report_log;
+
+/*
+ * linux_report_submit - @lr into the report log @log, which prints,
+ * counts and deduplicates it like the bundled guest's reports:
+ * linux_report_to_record against @sym (the vmlinux the log symbolizes
+ * with), then report_log_submit.  Returns 1 if printed, 0 if only
+ * counted (a repeat within the log's interval), -EINVAL with the reason
+ * in @why (nothing counted; the caller should say so: a lost report), or
+ * -ENOMEM.  Frames left out are counted in *@unresolved (may be NULL).
+ */
+int linux_report_submit(struct report_log *log, struct sym *sym, const struct linux_report *lr,
+			unsigned *unresolved, char *why, size_t whylen);
 
 /*
  * linux_access_bits - KCSAN's wording of an access type ("read-write

@@ -7,6 +7,7 @@
 
 #include "watch/linux_report.h"
 #include "watch/report.h"
+#include "watch/report_log.h"
 #include "../unit/check.h"
 #include "watch-test.h"
 
@@ -41,7 +42,7 @@ static int feed_file(const char *path, struct linux_report **out, int max, int *
 	}
 	CHECK(linux_report_parser_new(&p) == 0);
 	while (fgets(line, sizeof(line), f)) {
-		rc = linux_report_feed(p, line, &r);
+		rc = linux_report_feed(p, line, strlen(line), &r);
 		CHECK(rc >= 0);
 		if (inside && rc != LINUX_LINE_OUTSIDE)
 			(*inside)++;
@@ -235,7 +236,7 @@ static void test_near_misses(void)
 
 	CHECK(linux_report_parser_new(&p) == 0);
 	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
-		rc = linux_report_feed(p, lines[i], &r);
+		rc = linux_report_feed(p, lines[i], strlen(lines[i]), &r);
 		if (rc == LINUX_LINE_DONE)
 			got = r;
 		CHECK_EQ_U64(rc, i == 0 || i == 17			     ? LINUX_LINE_OUTSIDE
@@ -256,8 +257,8 @@ static void test_near_misses(void)
 	linux_report_free(got);
 	/* A title with no rule before it is someone quoting one, not a report. */
 	for (i = 0; i < 8; i++)
-		CHECK_EQ_U64(linux_report_feed(p, "some other line", &r), LINUX_LINE_OUTSIDE);
-	CHECK_EQ_U64(linux_report_feed(p, "BUG: KCSAN: data-race in a / b", &r),
+		CHECK_EQ_U64(linux_report_feed(p, "some other line", 15, &r), LINUX_LINE_OUTSIDE);
+	CHECK_EQ_U64(linux_report_feed(p, "BUG: KCSAN: data-race in a / b", 30, &r),
 		     LINUX_LINE_OUTSIDE);
 	CHECK(r == NULL);
 	linux_report_parser_free(p);
@@ -358,6 +359,62 @@ static void test_record_rejects(void)
 	sym_close(sym);
 }
 
+/*
+ * Through the report log, as the VMM's Linux profile submits: printed in
+ * the bundled guest's layout with file:line and [inline] frames, counted
+ * under one signature, in the JSON and the summary.
+ */
+static void test_submit(void)
+{
+	struct linux_report *r[MAX_REPORTS];
+	char *text = NULL, *json = NULL, why[256];
+	size_t tlen = 0, jlen = 0;
+	FILE *tf = open_memstream(&text, &tlen), *jf = open_memstream(&json, &jlen);
+	struct report_log_opts o = {
+		.env = { "vmlinux", "soft" }, .text = tf, .json = jf, .interval_ms = 60000
+	};
+	struct report_log *log = NULL;
+	unsigned lost = 9;
+	int n = feed_file(fixture("shapes.txt"), r, MAX_REPORTS, NULL), i;
+
+	CHECK(sym_open(symtest_path(), &o.sym, why, sizeof(why)) == 0);
+	CHECK(report_log_new(&o, &log) == 0);
+	CHECK_EQ_U64(n, 5);
+	if (n != 5 || !log)
+		goto out;
+	CHECK_EQ_U64(linux_report_submit(log, o.sym, r[4], &lost, why, sizeof(why)), 1);
+	CHECK_EQ_U64(lost, 1);
+	/* The same race again within the interval: counted, not printed. */
+	CHECK_EQ_U64(linux_report_submit(log, o.sym, r[4], NULL, why, sizeof(why)), 0);
+	/* Frames of another kernel: refused with the reason, nothing counted. */
+	CHECK_EQ_U64(linux_report_submit(log, o.sym, r[0], NULL, why, sizeof(why)), -EINVAL);
+	CHECK_EQ_U64(report_log_total(log), 2);
+	report_log_summary(log);
+	fflush(tf);
+	fflush(jf);
+	CHECK_CONTAINS(text, "BUG: KCSAN: data-race in mid / writer\n\n"
+			     "write to 0x0000000000403000 of 4 bytes by task 3 on cpu 1:\n"
+			     " writer+0x10/0x1e tests/watch/symtest.c:");
+	CHECK_CONTAINS(text, "read to 0x0000000000403000 of 4 bytes by interrupt on cpu 0:\n"
+			     " call_leaf tests/watch/symtest.c:32 [inline]\n"
+			     " mid+0xc/0x17 tests/watch/symtest.c:37\n");
+	CHECK_CONTAINS(text, "Reported by csan-vmm on guest vmlinux (watch mode: soft)");
+	CHECK_CONTAINS(text, "csan-vmm:          2");
+	CHECK_CONTAINS(text, "data-race in mid / writer");
+	CHECK_CONTAINS(json, "\"signature\":\"data-race:mid/writer\"");
+	CHECK_CONTAINS(json, "\"context\":\"interrupt\"");
+	CHECK_CONTAINS(json, "{\"type\":\"summary\",\"signature\":\"data-race:mid/writer\"");
+out:
+	report_log_free(log);
+	sym_close(o.sym);
+	fclose(tf);
+	fclose(jf);
+	free(text);
+	free(json);
+	for (i = 0; i < n; i++)
+		linux_report_free(r[i]);
+}
+
 int main(void)
 {
 	test_shapes();
@@ -365,5 +422,6 @@ int main(void)
 	test_near_misses();
 	test_record();
 	test_record_rejects();
+	test_submit();
 	return check_exit_status("test-linux-report");
 }
