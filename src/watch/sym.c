@@ -12,6 +12,7 @@
 #include <elfutils/libdw.h>
 
 #include "watch/sym.h"
+#include "watch/symtab.h"
 
 /*
  * The cache: reports repeat (the same race fires many times, stacks share
@@ -54,12 +55,6 @@ struct cu_index {
 	size_t n;
 };
 
-/* ELF symbols by name, for sym_addr_of (the kernel prints names, not addresses). */
-struct name_entry {
-	const char *name;
-	uint64_t addr, size;
-};
-
 struct sym {
 	pthread_mutex_t lock; /* the Dwfl, the cache and the indexes */
 	Dwfl *dwfl;
@@ -70,9 +65,7 @@ struct sym {
 	uint64_t hits, misses, tick;
 	struct cu_index *cus; /* open addressing on cu_off, at most half full */
 	size_t cus_used, cus_mask;
-	struct name_entry *names; /* sorted by name, then address; built on first use */
-	size_t nnames;
-	bool names_built;
+	struct symtab *symtab; /* the ELF's symbols by address and by name */
 };
 
 /*
@@ -175,6 +168,8 @@ int sym_open(const char *path, struct sym **out, char *why, size_t whylen)
 		goto fail;
 	}
 	err = report_module(sym, path, why, whylen);
+	if (!err && (err = symtab_build(sym->mod, &sym->symtab)) != 0)
+		snprintf(why, whylen, "out of memory indexing the symbols of %s", path);
 	if (err)
 		goto fail;
 	pthread_mutex_init(&sym->lock, NULL);
@@ -182,6 +177,7 @@ int sym_open(const char *path, struct sym **out, char *why, size_t whylen)
 	return 0;
 fail:
 	if (sym) {
+		symtab_free(sym->symtab);
 		if (sym->dwfl)
 			dwfl_end(sym->dwfl);
 		free(sym->cache);
@@ -203,7 +199,7 @@ void sym_close(struct sym *sym)
 	for (i = 0; sym->cus && i <= sym->cus_mask; i++)
 		free(sym->cus[i].r);
 	free(sym->cus);
-	free(sym->names);
+	symtab_free(sym->symtab);
 	dwfl_end(sym->dwfl);
 	pthread_mutex_destroy(&sym->lock);
 	free(sym->path);
@@ -238,18 +234,39 @@ static const char *rel_path(const char *path, const char *comp_dir)
 	return path;
 }
 
-/* The ELF symbol around @at; @ret makes the offset relative to at + 1. */
-static void fill_symbol(Dwfl_Module *mod, uint64_t at, bool ret, struct sym_frame *f)
+/*
+ * The ELF symbol holding @at: from the index, or from libdwfl for what the
+ * index leaves to it (labels without a size).  Returns its name, or NULL.
+ */
+static const char *symbol_at(struct sym *sym, Dwfl_Module *mod, uint64_t at, uint64_t *start,
+			     uint64_t *size)
 {
+	const char *name = symtab_at(sym->symtab, at, start, size);
 	GElf_Off off;
 	GElf_Sym es;
-	const char *name = dwfl_module_addrinfo(mod, at, &off, &es, NULL, NULL, NULL);
+
+	if (name)
+		return name;
+	name = dwfl_module_addrinfo(mod, at, &off, &es, NULL, NULL, NULL);
+	if (name) {
+		*start = at - off;
+		*size = es.st_size;
+	}
+	return name;
+}
+
+/* The ELF symbol around @at; @ret makes the offset relative to at + 1. */
+static void fill_symbol(struct sym *sym, Dwfl_Module *mod, uint64_t at, bool ret,
+			struct sym_frame *f)
+{
+	uint64_t start, size;
+	const char *name = symbol_at(sym, mod, at, &start, &size);
 
 	if (!name)
 		return;
 	f->symbol = name;
-	f->sym_off = off + (ret ? 1 : 0);
-	f->sym_size = es.st_size;
+	f->sym_off = at - start + (ret ? 1 : 0);
+	f->sym_size = size;
 }
 
 /* The line table's position of @at: where the innermost frame is. */
@@ -569,7 +586,7 @@ static int lookup_dwfl(struct sym *sym, uint64_t addr, bool ret, struct sym_fram
 		fr[0] = base;
 		return 1;
 	}
-	fill_symbol(mod, at, ret, &base);
+	fill_symbol(sym, mod, at, ret, &base);
 	fill_line(mod, at, &base);
 	return inline_chain(sym, mod, at, &base, fr);
 }
@@ -653,123 +670,24 @@ int sym_function_at(struct sym *sym, uint64_t addr, uint64_t *start, uint64_t *s
 {
 	const char *found = NULL;
 	Dwfl_Module *mod;
-	GElf_Off off = 0;
-	GElf_Sym es;
 
 	pthread_mutex_lock(&sym->lock);
 	mod = dwfl_addrmodule(sym->dwfl, addr);
 	if (mod)
-		found = dwfl_module_addrinfo(mod, addr, &off, &es, NULL, NULL, NULL);
+		found = symbol_at(sym, mod, addr, start, size);
 	pthread_mutex_unlock(&sym->lock);
 	if (!found)
 		return -ENOENT;
-	*start = addr - off;
-	*size = es.st_size;
 	if (name)
 		*name = found;
 	return 0;
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-	const struct name_entry *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	return c ? c : x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/*
- * Every named function and object symbol of the ELF, sorted by name.  The
- * names point into libelf's copy of the string table, which lives as long
- * as the Dwfl.
- */
-static int build_names(struct sym *sym)
-{
-	int i, n = dwfl_module_getsymtab(sym->mod);
-	struct name_entry *v;
-
-	if (n <= 0)
-		return -ENOENT;
-	v = calloc((size_t)n, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 1; i < n; i++) {
-		GElf_Addr addr;
-		GElf_Sym es;
-		const char *name =
-			dwfl_module_getsym_info(sym->mod, i, &es, &addr, NULL, NULL, NULL);
-		int type = GELF_ST_TYPE(es.st_info);
-
-		if (!name || !*name || es.st_shndx == SHN_UNDEF ||
-		    (type != STT_FUNC && type != STT_OBJECT && type != STT_NOTYPE))
-			continue;
-		v[sym->nnames++] =
-			(struct name_entry){ .name = name, .addr = addr, .size = es.st_size };
-	}
-	qsort(v, sym->nnames, sizeof(*v), name_cmp);
-	sym->names = v;
-	return 0;
-}
-
-/*
- * Of the symbols named alike (static functions of different files), the
- * one the kernel meant: kallsyms gives as size the distance to the next
- * symbol, which is the ELF size plus alignment padding, so the best match
- * is an exact size, else the largest ELF size not above @size_hint.
- */
-static const struct name_entry *best_of(const struct name_entry *first, size_t n,
-					uint64_t size_hint)
-{
-	const struct name_entry *best = first;
-	size_t i;
-
-	if (!size_hint)
-		return first;
-	for (i = 0; i < n; i++) {
-		const struct name_entry *e = &first[i];
-
-		if (e->size == size_hint)
-			return e;
-		if (e->size <= size_hint && (best->size > size_hint || e->size > best->size))
-			best = e;
-	}
-	return best;
-}
-
 int sym_addr_of(struct sym *sym, const char *name, uint64_t size_hint, uint64_t *addr,
 		uint64_t *size)
 {
-	const struct name_entry *e = NULL;
-	size_t lo = 0, hi, n = 0;
-	int err = 0;
-
-	pthread_mutex_lock(&sym->lock);
-	if (!sym->names_built) {
-		err = build_names(sym);
-		sym->names_built = err != -ENOMEM;
-	}
-	/* The first entry with @name: entries of one name are adjacent. */
-	for (hi = sym->nnames; lo < hi;) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(sym->names[mid].name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	while (lo + n < sym->nnames && strcmp(sym->names[lo + n].name, name) == 0)
-		n++;
-	if (n)
-		e = best_of(&sym->names[lo], n, size_hint);
-	if (e) {
-		*addr = e->addr;
-		if (size)
-			*size = e->size;
-	}
-	pthread_mutex_unlock(&sym->lock);
-	if (err == -ENOMEM)
-		return err;
-	return e ? 0 : -ENOENT;
+	/* The index does not change after sym_open: no lock needed. */
+	return symtab_by_name(sym->symtab, name, size_hint, addr, size);
 }
 
 void sym_cache_stats(struct sym *sym, uint64_t *hits, uint64_t *misses)
