@@ -323,6 +323,33 @@ out:
 	sym_close(sym);
 }
 
+/* A Linux console says "reordered" where csan-vmm says "scoped": so does the report. */
+static void test_reordered_words(struct sym *sym, struct csan_hc_report *rec)
+{
+	const struct report_env env = { "vmlinux", "soft", "reordered" };
+	const uint32_t rw = CSAN_ACCESS_COMPOUND | CSAN_ACCESS_WRITE | CSAN_ACCESS_ATOMIC;
+	struct report_sym *rs = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	rec->side[0].access = rw | CSAN_ACCESS_SCOPED;
+	rec->side[1].access = rw;
+	CHECK(report_symbolize(sym, rec, &rs) == 0);
+	if (rs) {
+		report_print_text(f, rec, rs, &env);
+		report_print_json(f, rec, rs, &env, &(struct report_meta){ 1, 0, 1 });
+	}
+	fclose(f);
+	CHECK_CONTAINS(buf, "\nread-write (marked, reordered) to 0x");
+	CHECK_CONTAINS(buf, "\nread-write (marked) to 0x");
+	CHECK_CONTAINS(buf, "guest soft watchpoint (read-write (marked, reordered))");
+	CHECK_CONTAINS(buf, "\"access\":\"read-write (marked, reordered)\"");
+	CHECK(!strstr(buf, "scoped"));
+	free(buf);
+	report_sym_free(rs);
+}
+
 /* Reports the record cannot hold say why. */
 static void test_record_rejects(void)
 {
@@ -356,6 +383,7 @@ static void test_record_rejects(void)
 	CHECK_EQ_U64(rec.side[1].size, CSAN_REPORT_MAX_SIZE);
 	CHECK_EQ_U64(rec.side[1].ip, 0x401010);
 	CHECK(report_validate(&rec, why, sizeof(why)) == 0);
+	test_reordered_words(sym, &rec);
 	sym_close(sym);
 }
 
@@ -370,9 +398,10 @@ static void test_submit(void)
 	char *text = NULL, *json = NULL, why[256];
 	size_t tlen = 0, jlen = 0;
 	FILE *tf = open_memstream(&text, &tlen), *jf = open_memstream(&json, &jlen);
-	struct report_log_opts o = {
-		.env = { "vmlinux", "soft" }, .text = tf, .json = jf, .interval_ms = 60000
-	};
+	struct report_log_opts o = { .env = { .guest = "vmlinux", .mode = "soft" },
+				     .text = tf,
+				     .json = jf,
+				     .interval_ms = 60000 };
 	struct report_log *log = NULL;
 	unsigned lost = 9;
 	int n = feed_file(fixture("shapes.txt"), r, MAX_REPORTS, NULL), i;
