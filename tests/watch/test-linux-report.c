@@ -160,6 +160,61 @@ out:
 		linux_report_free(r[i]);
 }
 
+/*
+ * A real console: Linux 6.1's KCSAN KUnit suite under QEMU, cut down to
+ * 12 reports (tests/watch/linux/kunit-excerpt.txt), torture threads'
+ * lines inside some of them.
+ */
+static void test_kunit_excerpt(void)
+{
+	static const unsigned foreign[] = { 0, 0, 0, 1, 2, 0, 2, 0, 0, 0, 0, 0 };
+	struct linux_report *r[MAX_REPORTS];
+	int inside = 0, n = feed_file(fixture("kunit-excerpt.txt"), r, MAX_REPORTS, &inside), i;
+	unsigned s;
+	int j;
+
+	CHECK_EQ_U64(n, 12);
+	if (n != 12)
+		goto out;
+	for (i = 0; i < n; i++) {
+		CHECK(r[i]->complete);
+		CHECK_EQ_U64(r[i]->foreign, foreign[i]);
+		CHECK_EQ_U64(r[i]->nsides, r[i]->kind == CSAN_REPORT_UNKNOWN_ORIGIN ? 1 : 2);
+		CHECK(strncmp(r[i]->where, "CPU: ", 5) == 0);
+		for (s = 0; s < r[i]->nsides; s++) {
+			CHECK(r[i]->side[s].nframes >= 4);
+			for (j = 0; j < r[i]->side[s].nframes; j++)
+				CHECK(r[i]->side[s].frames[j].func[0] &&
+				      !r[i]->side[s].frames[j].module[0]);
+		}
+	}
+	/* A timer interrupt's write, and its stack into softirq and the interrupted task. */
+	CHECK(streq(r[2]->title,
+		    "BUG: KCSAN: data-race in test_kernel_rmw_array / test_kernel_rmw_array"));
+	CHECK(r[2]->side[0].interrupt && r[2]->side[0].cpu == 2);
+	CHECK_EQ_U64(r[2]->side[0].nframes, 15);
+	check_frame(&r[2]->side[0].frames[1], "access_thread_timer", 0x3b, 0x3d, "");
+	CHECK(!r[2]->side[1].interrupt && r[2]->side[1].task == 44);
+	/* Unknown origin, a torture line inside its stack. */
+	CHECK_EQ_U64(r[3]->kind, CSAN_REPORT_UNKNOWN_ORIGIN);
+	CHECK_EQ_U64(r[3]->side[0].nframes, 4);
+	CHECK_EQ_U64(r[3]->new_value, 0x108a2);
+	/* 64-byte struct writes, marked accesses, a mask, reordered scoped asserts. */
+	CHECK_EQ_U64(r[4]->side[0].size, 64);
+	CHECK_EQ_U64(r[5]->side[0].access, CSAN_ACCESS_WRITE | CSAN_ACCESS_ATOMIC);
+	CHECK_EQ_U64(r[6]->side[0].access,
+		     CSAN_ACCESS_COMPOUND | CSAN_ACCESS_WRITE | CSAN_ACCESS_ATOMIC);
+	CHECK_EQ_U64(r[9]->kind, CSAN_REPORT_ASSERT);
+	CHECK_EQ_U64(r[9]->mask, 0xff00ff00);
+	CHECK_EQ_U64(r[10]->side[1].access, CSAN_ACCESS_ASSERT | CSAN_ACCESS_SCOPED);
+	CHECK(r[10]->side[1].reordered);
+	check_frame(&r[10]->side[1].reordered_to, "test_kernel_assert_writer_scoped", 0x35, 0x48,
+		    "");
+out:
+	for (i = 0; i < n; i++)
+		linux_report_free(r[i]);
+}
+
 /* KCSAN's every access wording (get_access_type), old and new. */
 static void test_access_words(void)
 {
@@ -447,6 +502,7 @@ out:
 int main(void)
 {
 	test_shapes();
+	test_kunit_excerpt();
 	test_access_words();
 	test_near_misses();
 	test_record();

@@ -1,0 +1,195 @@
+/* test-linux-vmlinux.c: captured Linux KCSAN reports symbolized against their vmlinux. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "watch/linux_report.h"
+#include "watch/report.h"
+#include "watch/report_log.h"
+#include "../unit/check.h"
+
+/*
+ * tests/watch/linux/kunit-excerpt.txt is cut from the console of Linux
+ * 6.1's KCSAN KUnit suite (tools/linux/build-vmlinux.sh's kernel under
+ * QEMU TCG).  With that kernel's vmlinux in $CSAN_VMLINUX, every report
+ * must come out of the pipeline whole: each frame found in the ELF, each
+ * title as the kernel printed it, file:line on every top frame, inline
+ * frames where the kernel inlined.  A vmlinux is 70 MB and is not
+ * checked in: without one, or with another kernel, the test skips.
+ */
+
+#define SKIP	    77
+#define MAX_REPORTS 64
+
+static const char *excerpt(void)
+{
+	static char path[4096];
+	const char *top = getenv("top_srcdir");
+
+	snprintf(path, sizeof(path), "%s/tests/watch/linux/kunit-excerpt.txt",
+		 top && *top ? top : ".");
+	return path;
+}
+
+/*
+ * Whether @vmlinux holds the banner of the kernel the excerpt's first
+ * line names, up to the build number and date, which change with every
+ * build of the same source and configuration.
+ */
+static int same_kernel(const char *vmlinux, const char *banner_line)
+{
+	const char *hash = strstr(banner_line, " #");
+	size_t n = hash ? (size_t)(hash - banner_line) : strlen(banner_line);
+	struct stat st;
+	int fd = open(vmlinux, O_RDONLY | O_CLOEXEC), found = 0;
+	void *p;
+
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return 0;
+	found = memmem(p, (size_t)st.st_size, banner_line, n) != NULL;
+	munmap(p, (size_t)st.st_size);
+	return found;
+}
+
+static int feed(FILE *f, struct linux_report **out, char *banner, size_t bannerlen)
+{
+	struct linux_report_parser *p;
+	struct linux_report *r;
+	char line[4096];
+	int n = 0;
+
+	CHECK(linux_report_parser_new(&p) == 0);
+	banner[0] = '\0';
+	while (fgets(line, sizeof(line), f)) {
+		if (!banner[0]) {
+			size_t k = strcspn(line, "\r\n");
+
+			if (k >= bannerlen)
+				k = bannerlen - 1;
+			memcpy(banner, line, k);
+			banner[k] = '\0';
+		}
+		if (linux_report_feed(p, line, strlen(line), &r) == LINUX_LINE_DONE) {
+			if (n < MAX_REPORTS)
+				out[n++] = r;
+			else
+				linux_report_free(r);
+		}
+	}
+	if (linux_report_flush(p, &r) == 1 && n < MAX_REPORTS)
+		out[n++] = r;
+	linux_report_parser_free(p);
+	return n;
+}
+
+/* One report through to_record and symbolize; returns its inline frames. */
+static int check_report(struct sym *sym, const struct linux_report *lr)
+{
+	struct csan_hc_report rec;
+	struct report_sym *rs = NULL;
+	unsigned lost = 99, i;
+	char why[512] = "";
+	int inl = 0, j, err;
+
+	err = linux_report_to_record(lr, sym, &rec, &lost, why, sizeof(why));
+	CHECK(err == 0);
+	if (err) {
+		fprintf(stderr, "%s: %s\n", lr->title, why);
+		return 0;
+	}
+	CHECK_EQ_U64(lost, 0);
+	CHECK(report_validate(&rec, why, sizeof(why)) == 0);
+	CHECK(report_symbolize(sym, &rec, &rs) == 0);
+	if (!rs)
+		return 0;
+	/* KCSAN's own title, rebuilt from the symbolized frames. */
+	CHECK(strcmp(rs->title, lr->title) == 0);
+	if (strcmp(rs->title, lr->title) != 0)
+		fprintf(stderr, "title: console \"%s\", csan-vmm \"%s\"\n", lr->title, rs->title);
+	for (i = 0; i < rec.nsides; i++) {
+		const struct report_side_sym *ss = &rs->side[i];
+
+		CHECK(ss->top->file != NULL && ss->top->line > 0);
+		/* Every printed frame is at least one symbolized frame. */
+		CHECK(ss->nframes >= lr->side[i].nframes);
+		for (j = 0; j < ss->nframes; j++) {
+			CHECK(ss->frames[j].func != NULL);
+			inl += ss->frames[j].inlined;
+		}
+	}
+	report_sym_free(rs);
+	return inl;
+}
+
+int main(void)
+{
+	const char *vmlinux = getenv("CSAN_VMLINUX");
+	struct linux_report *r[MAX_REPORTS];
+	struct report_log_opts o = { .env = { .guest = "vmlinux", .mode = "soft" } };
+	struct report_log *log = NULL;
+	char banner[512], why[512];
+	int n, i, inl = 0;
+	FILE *f;
+
+	if (!vmlinux || !*vmlinux) {
+		printf("test-linux-vmlinux: SKIP: set CSAN_VMLINUX to the vmlinux that "
+		       "tools/linux/build-vmlinux.sh prints\n");
+		return SKIP;
+	}
+	f = fopen(excerpt(), "r");
+	if (!f) {
+		fprintf(stderr, "test-linux-vmlinux: cannot open %s\n", excerpt());
+		return 1;
+	}
+	n = feed(f, r, banner, sizeof(banner));
+	fclose(f);
+	if (!same_kernel(vmlinux, banner)) {
+		printf("test-linux-vmlinux: SKIP: %s is not the kernel the excerpt was captured "
+		       "from (\"%s\")\n",
+		       vmlinux, banner);
+		for (i = 0; i < n; i++)
+			linux_report_free(r[i]);
+		return SKIP;
+	}
+	CHECK(sym_open(vmlinux, &o.sym, why, sizeof(why)) == 0);
+	CHECK(o.sym && sym_has_dwarf(o.sym));
+	CHECK_EQ_U64(n, 12);
+	if (!o.sym || !sym_has_dwarf(o.sym))
+		goto out;
+	for (i = 0; i < n; i++) {
+		CHECK(r[i]->complete);
+		inl += check_report(o.sym, r[i]);
+	}
+	/* The timer interrupt's stack: expire_timers and __run_timers are inlined. */
+	CHECK(inl > 0);
+	/* Deduplicated as the bundled guest's: 12 reports of 8 races. */
+	o.text = tmpfile();
+	CHECK(report_log_new(&o, &log) == 0);
+	for (i = 0; log && i < n; i++)
+		CHECK(linux_report_submit(log, o.sym, r[i], NULL, why, sizeof(why)) >= 0);
+	if (log) {
+		CHECK_EQ_U64(report_log_total(log), 12);
+		CHECK_EQ_U64(report_log_distinct(log), 8);
+	}
+out:
+	report_log_free(log);
+	if (o.text)
+		fclose(o.text);
+	sym_close(o.sym);
+	for (i = 0; i < n; i++)
+		linux_report_free(r[i]);
+	return check_exit_status("test-linux-vmlinux");
+}
