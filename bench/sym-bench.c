@@ -3,9 +3,11 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,6 +43,16 @@
 #define PER_ADDR_BUDGET_S 20.0 /* ... or this many seconds of them */
 #define ONE_PROCESS_MAX	  5000 /* addresses for the one eu-addr2line process */
 #define CACHED_SET	  1024 /* distinct addresses of the cached pass */
+
+/* CPU seconds of this process (@children: of its waited-for children). */
+static double cpu_s(bool children)
+{
+	struct rusage ru;
+
+	getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
 
 static double now_s(void)
 {
@@ -232,6 +244,7 @@ int main(int argc, char **argv)
 	size_t nd, n, i, each_n = 0;
 	uint64_t *distinct, *addrs, *hot, f_cold, f_nc, f_c, a2l[ONE_PROCESS_MAX];
 	double t0, t_open, t_cold, t_nc, t_c, t_a2l = 0, t_each = 0, a2l_rate, each_rate;
+	double c0, c_nc, c_each; /* CPU time: the same ratio on a loaded machine */
 	struct sym *sym;
 	long f_a2l, f_each;
 	ssize_t len;
@@ -268,7 +281,9 @@ int main(int argc, char **argv)
 	f_cold = sym_pass(sym, distinct, nd, SYM_NOCACHE);
 	t_cold = now_s() - t0;
 	t0 = now_s();
+	c0 = cpu_s(false);
 	f_nc = sym_pass(sym, addrs, n, SYM_NOCACHE);
+	c_nc = cpu_s(false) - c0;
 	t_nc = now_s() - t0;
 	for (i = 0; i < n; i++)
 		hot[i] = distinct[i % (nd < CACHED_SET ? nd : CACHED_SET)];
@@ -280,9 +295,11 @@ int main(int argc, char **argv)
 	for (i = 0; i < n && i < ONE_PROCESS_MAX; i++)
 		a2l[i] = addrs[n > ONE_PROCESS_MAX ? i * (n / ONE_PROCESS_MAX) : i];
 	f_a2l = addr2line_pass(elf, a2l, i, &t_a2l);
+	c0 = cpu_s(true);
 	f_each = f_a2l < 0 ? -1
 			   : addr2line_each(elf, distinct, nd, PER_ADDR_MAX, PER_ADDR_BUDGET_S,
 					    &each_n, &t_each);
+	c_each = cpu_s(true) - c0;
 
 	printf("sym-bench: %s: %zu lookups over %zu distinct addresses\n", elf, n, nd);
 	printf("sym-bench: sym_open (cold)                  %10.3f ms\n", t_open * 1e3);
@@ -311,6 +328,10 @@ int main(int argc, char **argv)
 	printf("sym-bench: ratio per address: first pass %.0fx, warm Dwfl %.0fx the frames/s of"
 	       " one eu-addr2line per address\n",
 	       ((double)f_cold / t_cold) / each_rate, ((double)f_nc / t_nc) / each_rate);
+	printf("sym-bench: ratio per address in CPU time: warm Dwfl %.0fx (%.0f against %.1f"
+	       " frames per CPU second)\n",
+	       ((double)f_nc / c_nc) / ((double)f_each / c_each), (double)f_nc / c_nc,
+	       (double)f_each / c_each);
 	free(addrs);
 	free(hot);
 	free(distinct);
