@@ -12,6 +12,7 @@
 #include <elfutils/libdw.h>
 
 #include "watch/sym.h"
+#include "watch/cu_table.h"
 #include "watch/symtab.h"
 
 /*
@@ -34,27 +35,6 @@ struct sym_cache_entry {
 	struct sym_frame *frames;
 };
 
-/*
- * The functions of one CU by address: what libdw does not index.  It
- * finds a CU by address (aranges), but the function inside it only by
- * walking the CU's top-level DIEs, and dwarf_siblingof has to parse each
- * function's whole body to step over it: on a vmlinux, whose CUs pull in
- * thousands of header functions, types and variables, that walk was
- * nearly all of a lookup (2,000 lookups/s).  Each CU is indexed on its
- * first lookup and kept until sym_close.
- */
-struct fn_range {
-	uint64_t lo, hi; /* one code range of the function, [lo, hi) */
-	Dwarf_Die die;
-};
-
-struct cu_index {
-	Dwarf_Off cu_off; /* the CU DIE's offset: the key */
-	bool used;	  /* false: a free slot of the table */
-	struct fn_range *r;
-	size_t n;
-};
-
 struct sym {
 	pthread_mutex_t lock; /* the Dwfl, the cache and the indexes */
 	Dwfl *dwfl;
@@ -63,8 +43,7 @@ struct sym {
 	bool has_dwarf;
 	struct sym_cache_entry *cache;
 	uint64_t hits, misses, tick;
-	struct cu_index *cus; /* open addressing on cu_off, at most half full */
-	size_t cus_used, cus_mask;
+	struct cu_table *cus;  /* each CU's functions by address, built as CUs are met */
 	struct symtab *symtab; /* the ELF's symbols by address and by name */
 };
 
@@ -168,7 +147,8 @@ int sym_open(const char *path, struct sym **out, char *why, size_t whylen)
 		goto fail;
 	}
 	err = report_module(sym, path, why, whylen);
-	if (!err && (err = symtab_build(sym->mod, &sym->symtab)) != 0)
+	if (!err && ((err = symtab_build(sym->mod, &sym->symtab)) != 0 ||
+		     (err = cu_table_new(&sym->cus)) != 0))
 		snprintf(why, whylen, "out of memory indexing the symbols of %s", path);
 	if (err)
 		goto fail;
@@ -178,6 +158,7 @@ int sym_open(const char *path, struct sym **out, char *why, size_t whylen)
 fail:
 	if (sym) {
 		symtab_free(sym->symtab);
+		cu_table_free(sym->cus);
 		if (sym->dwfl)
 			dwfl_end(sym->dwfl);
 		free(sym->cache);
@@ -196,9 +177,7 @@ void sym_close(struct sym *sym)
 	for (i = 0; i < SYM_CACHE_SLOTS; i++)
 		free(sym->cache[i].frames);
 	free(sym->cache);
-	for (i = 0; sym->cus && i <= sym->cus_mask; i++)
-		free(sym->cus[i].r);
-	free(sym->cus);
+	cu_table_free(sym->cus);
 	symtab_free(sym->symtab);
 	dwfl_end(sym->dwfl);
 	pthread_mutex_destroy(&sym->lock);
@@ -331,121 +310,6 @@ static bool holds_code(int tag)
 	       tag == DW_TAG_lexical_block;
 }
 
-static int range_cmp(const void *a, const void *b)
-{
-	const struct fn_range *x = a, *y = b;
-
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-/* Every code range of every top-level function of @cudie, sorted. */
-static int index_cu(Dwarf_Die *cudie, struct cu_index *ci)
-{
-	size_t cap = 0;
-	Dwarf_Die c;
-
-	if (dwarf_child(cudie, &c) != 0)
-		return 0;
-	do {
-		Dwarf_Addr base, lo, hi;
-		ptrdiff_t off = 0;
-
-		if (dwarf_tag(&c) != DW_TAG_subprogram)
-			continue;
-		while ((off = dwarf_ranges(&c, off, &base, &lo, &hi)) > 0) {
-			if (lo >= hi)
-				continue;
-			if (ci->n == cap) {
-				struct fn_range *p;
-
-				cap = cap ? cap * 2 : 64;
-				p = realloc(ci->r, cap * sizeof(*p));
-				if (!p)
-					return -ENOMEM;
-				ci->r = p;
-			}
-			ci->r[ci->n++] = (struct fn_range){ .lo = lo, .hi = hi, .die = c };
-		}
-	} while (dwarf_siblingof(&c, &c) == 0);
-	if (ci->n)
-		qsort(ci->r, ci->n, sizeof(*ci->r), range_cmp);
-	return 0;
-}
-
-static uint64_t hash_off(Dwarf_Off off)
-{
-	return (uint64_t)off * 0x9e3779b97f4a7c15ull;
-}
-
-/* Double the CU table (a power of two, at most half full). */
-static int grow_cus(struct sym *sym)
-{
-	size_t nslots = sym->cus ? (sym->cus_mask + 1) * 2 : 256, i, j;
-	struct cu_index *t = calloc(nslots, sizeof(*t));
-
-	if (!t)
-		return -ENOMEM;
-	for (i = 0; sym->cus && i <= sym->cus_mask; i++) {
-		if (!sym->cus[i].used)
-			continue;
-		for (j = hash_off(sym->cus[i].cu_off) >> 40 & (nslots - 1); t[j].used;
-		     j = (j + 1) & (nslots - 1))
-			;
-		t[j] = sym->cus[i];
-	}
-	free(sym->cus);
-	sym->cus = t;
-	sym->cus_mask = nslots - 1;
-	return 0;
-}
-
-/* The function index of @cudie, built on first use; NULL without memory. */
-static const struct cu_index *cu_index_of(struct sym *sym, Dwarf_Die *cudie)
-{
-	Dwarf_Off off = dwarf_dieoffset(cudie);
-	struct cu_index *ci;
-	size_t i;
-
-	if ((sym->cus_used + 1) * 2 > (sym->cus ? sym->cus_mask + 1 : 0) && grow_cus(sym) != 0)
-		return NULL;
-	for (i = hash_off(off) >> 40 & sym->cus_mask;; i = (i + 1) & sym->cus_mask) {
-		ci = &sym->cus[i];
-		if (!ci->used)
-			break;
-		if (ci->cu_off == off)
-			return ci;
-	}
-	if (index_cu(cudie, ci) != 0) {
-		free(ci->r);
-		*ci = (struct cu_index){ 0 };
-		return NULL;
-	}
-	ci->cu_off = off;
-	ci->used = true;
-	sym->cus_used++;
-	return ci;
-}
-
-/* The top-level function of the indexed CU @ci holding @pc, into @out. */
-static bool indexed_fn_at(const struct cu_index *ci, Dwarf_Addr pc, Dwarf_Die *out)
-{
-	size_t lo = 0, hi = ci->n;
-
-	/* The last range starting at or below @pc: ranges of functions do not overlap. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ci->r[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || pc >= ci->r[lo - 1].hi)
-		return false;
-	*out = ci->r[lo - 1].die;
-	return true;
-}
-
 /* The child of @parent that holds code at @pc, into @out. */
 static bool child_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out)
 {
@@ -473,11 +337,11 @@ static bool child_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out)
  */
 static int descend(struct sym *sym, Dwarf_Die *cudie, Dwarf_Addr pc, Dwarf_Die **scopes)
 {
-	const struct cu_index *ci = cu_index_of(sym, cudie);
 	Dwarf_Die chain[64], *out;
-	int n = 0, i;
+	int n = 0, i, found = cu_table_fn_at(sym->cus, cudie, pc, &chain[0]);
 
-	if (ci ? !indexed_fn_at(ci, pc, &chain[0]) : !child_at(cudie, pc, &chain[0]))
+	/* Without memory for the index, the walk still finds it. */
+	if (found < 0 ? !child_at(cudie, pc, &chain[0]) : !found)
 		return 0;
 	if (dwarf_tag(&chain[0]) != DW_TAG_subprogram)
 		return 0;
