@@ -127,7 +127,11 @@ void linux_report_parser_free(struct linux_report_parser *p);
  *	if (linux_report_feed(parser, l->buf, l->len, &lr) == LINUX_LINE_DONE)
  *		linux_report_submit(log, sym, lr, ...), linux_report_free(lr);
  *
- * and at the guest's exit linux_report_flush, then the same.
+ * and at the guest's exit linux_report_flush, then the same.  The report
+ * log for a Linux guest wants env.scoped_word = "reordered" (the kernel's
+ * word) and interval_ms = 0: KCSAN already prints a race at most once per
+ * CONFIG_KCSAN_REPORT_ONCE_IN_MS, and every block it printed should reach
+ * the JSON.
  */
 int linux_report_feed(struct linux_report_parser *p, const char *line, size_t linelen,
 		      struct linux_report **out);
@@ -151,7 +155,10 @@ void linux_report_free(struct linux_report *r);
  * titles it as KCSAN did.  The mechanism is CSAN_MECH_SOFT_WATCH: Linux's
  * KCSAN is a soft watchpoint in the guest.  Frames @sym cannot place
  * (modules, names not in the ELF) are left out and counted in
- * *@unresolved (may be NULL); an access larger than CSAN_REPORT_MAX_SIZE
+ * *@unresolved (may be NULL); of local functions that share a name and a
+ * size (out-of-line copies of one static inline function), the first is
+ * taken, which gives the same source lines; an access larger than
+ * CSAN_REPORT_MAX_SIZE
  * is recorded as that size; "reordered to" lines are not recorded.
  * Returns 0, or -EINVAL with the reason in @why when @lr cannot be a
  * record (no side, no frame of a side in the ELF, a CPU number of
