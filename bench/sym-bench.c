@@ -257,6 +257,10 @@ int main(int argc, char **argv)
 		self[len] = '\0';
 		elf = self;
 	}
+	if (access(elf, R_OK) != 0) {
+		fprintf(stderr, "sym-bench: cannot read %s: %s\n", elf, strerror(errno));
+		return 2;
+	}
 	nd = collect_addrs(elf, want, &distinct);
 	if (!nd || !lookups) {
 		fprintf(stderr, "sym-bench: no functions with sizes in %s's symbol table\n", elf);
