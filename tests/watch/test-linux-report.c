@@ -319,6 +319,43 @@ static void test_near_misses(void)
 	linux_report_parser_free(p);
 }
 
+/* CONFIG_PRINTK_TIME and CONFIG_PRINTK_CALLER prefixes, together and alone. */
+static void test_printk_prefixes(void)
+{
+	static const char *const lines[] = {
+		"[    3.141592][    T1] "
+		"==================================================================",
+		"[    3.141593][    C2] BUG: KCSAN: data-race in a / b",
+		"[    3.141594][    T1] ",
+		"[  T42] write to 0xffffffff81000000 of 8 bytes by task 42 on cpu 1:",
+		"[    3.141595]  a+0x10/0x20",
+		"[    3.141596][    T1] read to 0xffffffff81000000 of 8 bytes by interrupt on cpu "
+		"2:",
+		"[    3.141597][    C2]  b+0x3/0x40",
+		"[1234567.123456][ T9999] "
+		"==================================================================",
+	};
+	struct linux_report_parser *p;
+	struct linux_report *r = NULL;
+	size_t i;
+
+	CHECK(linux_report_parser_new(&p) == 0);
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		linux_report_feed(p, lines[i], strlen(lines[i]), &r);
+	CHECK(r != NULL);
+	if (r) {
+		CHECK(streq(r->title, "BUG: KCSAN: data-race in a / b"));
+		CHECK_EQ_U64(r->nsides, 2);
+		CHECK_EQ_U64(r->side[0].task, 42);
+		check_frame(&r->side[0].frames[0], "a", 0x10, 0x20, "");
+		CHECK(r->side[1].interrupt && r->side[1].cpu == 2);
+		check_frame(&r->side[1].frames[0], "b", 3, 0x40, "");
+		CHECK_EQ_U64(r->foreign, 0);
+	}
+	linux_report_free(r);
+	linux_report_parser_free(p);
+}
+
 /*
  * The record, against the checked-in symtest.elf: frames found by name,
  * then symbolized by the report pipeline with its inline frames, titled as
@@ -505,6 +542,7 @@ int main(void)
 	test_kunit_excerpt();
 	test_access_words();
 	test_near_misses();
+	test_printk_prefixes();
 	test_record();
 	test_record_rejects();
 	test_submit();
