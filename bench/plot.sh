@@ -22,8 +22,10 @@ awk -v d="$d" '
 	/^boot-time:   csan-vmm, this machine/ { if ($(NF - 1) + 0) print "\"csan-vmm\\nthis machine (PVM)\"", $(NF - 1) + 0 > (d "/boot") }
 	/^boot-time:   qemu-system-x86_64/ { if ($(NF - 1) + 0) print "\"QEMU TCG\\nthis machine\"", $(NF - 1) + 0 > (d "/boot") }
 	/^boot-time:   csan-vmm in the emulated host/ { if ($(NF - 1) + 0) print "\"csan-vmm, emulated\\nhost (kvm-amd)\"", $(NF - 1) + 0 > (d "/boot") }
-	/^sym-bench: warm Dwfl, no cache/ { print "\"csan-vmm\\nwarm Dwfl\"", $(NF - 1) + 0 > (d "/sym") }
-	/^sym-bench: eu-addr2line/ { print "\"eu-addr2line\\n-f -i\"", $(NF - 1) + 0 > (d "/sym") }
+	/^sym-bench: warm Dwfl, no cache/ && !symdone { print "\"csan-vmm\\nwarm Dwfl\"", $(NF - 1) + 0 > (d "/sym") }
+	/^sym-bench: eu-addr2line -f -i/ && !symdone { print "\"eu-addr2line\\n-f -i\"", $(NF - 1) + 0 > (d "/sym") }
+	/^sym-bench: eu-addr2line per address/ && !symdone { print "\"eu-addr2line\\nper address\"", $(NF - 3) + 0 > (d "/sym") }
+	/^sym-bench: ratio per address/ { symdone = 1 } # the guest ELF; a vmlinux run follows
 ' "$results"
 for f in cost ttfr boot sym; do [ -s "$d/$f" ] || echo "no data" >"$d/$f.missing"; done
 

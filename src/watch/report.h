@@ -16,6 +16,12 @@
 struct report_env {
 	const char *guest; /* the guest image, as the user named it */
 	const char *mode;  /* the watch mode: "soft" or "hw" */
+	/*
+	 * The word for CSAN_ACCESS_SCOPED in access types; NULL: "scoped".
+	 * Linux 5.17 and later print "reordered": reports read off a Linux
+	 * console say it as the kernel did.
+	 */
+	const char *scoped_word;
 };
 
 /* One side's stack, symbolized: every PC expanded into its frames. */

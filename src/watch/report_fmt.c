@@ -37,11 +37,26 @@ static void print_side_stack(FILE *f, const struct report_side_sym *ss)
 		print_frame(f, &ss->frames[i], " ");
 }
 
-/* "write to 0x... of 4 bytes by task 3 on cpu 1:" (@lead for unknown origin). */
-static void print_access(FILE *f, const struct csan_report_side *s, const char *lead)
+/* KCSAN's words for @access, "scoped" said as @env asks, in @buf. */
+static const char *access_words(uint32_t access, const struct report_env *env, char *buf,
+				size_t len)
 {
+	const char *name = report_access_name(access), *at;
+
+	if (!name || !env->scoped_word || !(at = strstr(name, "scoped")))
+		return name;
+	snprintf(buf, len, "%.*s%s%s", (int)(at - name), name, env->scoped_word, at + 6);
+	return buf;
+}
+
+/* "write to 0x... of 4 bytes by task 3 on cpu 1:" (@lead for unknown origin). */
+static void print_access(FILE *f, const struct csan_report_side *s, const char *lead,
+			 const struct report_env *env)
+{
+	char words[64];
+
 	fprintf(f, "%s%s to 0x%016" PRIx64 " of %" PRIu32 " bytes by ", lead,
-		report_access_name(s->access), s->addr, s->size);
+		access_words(s->access, env, words, sizeof(words)), s->addr, s->size);
 	if (s->context == CSAN_CTX_INTERRUPT)
 		fputs("interrupt", f);
 	else
@@ -77,18 +92,19 @@ static void print_values(FILE *f, const struct csan_hc_report *r)
 void report_print_text(FILE *f, const struct csan_hc_report *r, const struct report_sym *rs,
 		       const struct report_env *env)
 {
+	char words[64];
 	unsigned i;
 
 	flockfile(f);
 	fprintf(f, "%s\n%s\n\n", rule, rs->title);
 	if (r->kind == CSAN_REPORT_UNKNOWN_ORIGIN) {
-		print_access(f, &r->side[0], "race at unknown origin, with ");
+		print_access(f, &r->side[0], "race at unknown origin, with ", env);
 		print_side_stack(f, &rs->side[0]);
 	} else {
 		for (i = 0; i < r->nsides; i++) {
 			if (i)
 				fputc('\n', f);
-			print_access(f, &r->side[i], "");
+			print_access(f, &r->side[i], "", env);
 			print_side_stack(f, &rs->side[i]);
 		}
 	}
@@ -98,7 +114,7 @@ void report_print_text(FILE *f, const struct csan_hc_report *r, const struct rep
 		env->guest ? env->guest : "?", env->mode ? env->mode : "?");
 	for (i = 0; i < r->nsides; i++)
 		fprintf(f, "%s %s (%s)", i ? "," : "", report_mech_name(r->side[i].mechanism),
-			report_access_name(r->side[i].access));
+			access_words(r->side[i].access, env, words, sizeof(words)));
 	fprintf(f, "\n%s\n", rule);
 	funlockfile(f);
 }
@@ -166,13 +182,15 @@ static void json_frame(FILE *f, const struct sym_frame *fr)
 	fputc('}', f);
 }
 
-static void json_side(FILE *f, const struct csan_report_side *s, const struct report_side_sym *ss)
+static void json_side(FILE *f, const struct csan_report_side *s, const struct report_side_sym *ss,
+		      const struct report_env *env)
 {
+	char words[64];
 	unsigned j;
 	int i;
 
 	fputs("{\"access\":", f);
-	report_json_string(f, report_access_name(s->access));
+	report_json_string(f, access_words(s->access, env, words, sizeof(words)));
 	fprintf(f, ",\"access_bits\":%" PRIu32 ",\"addr\":", s->access);
 	json_hex(f, s->addr);
 	fprintf(f, ",\"size\":%" PRIu32 ",\"cpu\":%" PRIu32 ",\"context\":\"%s\"", s->size, s->cpu,
@@ -240,7 +258,7 @@ void report_print_json(FILE *f, const struct csan_hc_report *r, const struct rep
 	for (i = 0; i < r->nsides; i++) {
 		if (i)
 			fputc(',', f);
-		json_side(f, &r->side[i], &rs->side[i]);
+		json_side(f, &r->side[i], &rs->side[i], env);
 	}
 	fputs("]}\n", f);
 	funlockfile(f);

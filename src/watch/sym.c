@@ -12,6 +12,8 @@
 #include <elfutils/libdw.h>
 
 #include "watch/sym.h"
+#include "watch/cu_table.h"
+#include "watch/symtab.h"
 
 /*
  * The cache: reports repeat (the same race fires many times, stacks share
@@ -34,12 +36,15 @@ struct sym_cache_entry {
 };
 
 struct sym {
-	pthread_mutex_t lock; /* the Dwfl and the cache */
+	pthread_mutex_t lock; /* the Dwfl, the cache and the indexes */
 	Dwfl *dwfl;
+	Dwfl_Module *mod; /* the one module: the ELF */
 	char *path;
 	bool has_dwarf;
 	struct sym_cache_entry *cache;
 	uint64_t hits, misses, tick;
+	struct cu_table *cus;  /* each CU's functions by address, built as CUs are met */
+	struct symtab *symtab; /* the ELF's symbols by address and by name */
 };
 
 /*
@@ -115,6 +120,7 @@ static int report_module(struct sym *sym, const char *path, char *why, size_t wh
 		return -ENOEXEC;
 	}
 	sym->has_dwarf = dwfl_module_getdwarf(mod, &bias) != NULL;
+	sym->mod = mod;
 	return 0;
 }
 
@@ -141,6 +147,9 @@ int sym_open(const char *path, struct sym **out, char *why, size_t whylen)
 		goto fail;
 	}
 	err = report_module(sym, path, why, whylen);
+	if (!err && ((err = symtab_build(sym->mod, &sym->symtab)) != 0 ||
+		     (err = cu_table_new(&sym->cus)) != 0))
+		snprintf(why, whylen, "out of memory indexing the symbols of %s", path);
 	if (err)
 		goto fail;
 	pthread_mutex_init(&sym->lock, NULL);
@@ -148,6 +157,8 @@ int sym_open(const char *path, struct sym **out, char *why, size_t whylen)
 	return 0;
 fail:
 	if (sym) {
+		symtab_free(sym->symtab);
+		cu_table_free(sym->cus);
 		if (sym->dwfl)
 			dwfl_end(sym->dwfl);
 		free(sym->cache);
@@ -159,13 +170,15 @@ fail:
 
 void sym_close(struct sym *sym)
 {
-	unsigned i;
+	size_t i;
 
 	if (!sym)
 		return;
 	for (i = 0; i < SYM_CACHE_SLOTS; i++)
 		free(sym->cache[i].frames);
 	free(sym->cache);
+	cu_table_free(sym->cus);
+	symtab_free(sym->symtab);
 	dwfl_end(sym->dwfl);
 	pthread_mutex_destroy(&sym->lock);
 	free(sym->path);
@@ -200,18 +213,39 @@ static const char *rel_path(const char *path, const char *comp_dir)
 	return path;
 }
 
-/* The ELF symbol around @at; @ret makes the offset relative to at + 1. */
-static void fill_symbol(Dwfl_Module *mod, uint64_t at, bool ret, struct sym_frame *f)
+/*
+ * The ELF symbol holding @at: from the index, or from libdwfl for what the
+ * index leaves to it (labels without a size).  Returns its name, or NULL.
+ */
+static const char *symbol_at(struct sym *sym, Dwfl_Module *mod, uint64_t at, uint64_t *start,
+			     uint64_t *size)
 {
+	const char *name = symtab_at(sym->symtab, at, start, size);
 	GElf_Off off;
 	GElf_Sym es;
-	const char *name = dwfl_module_addrinfo(mod, at, &off, &es, NULL, NULL, NULL);
+
+	if (name)
+		return name;
+	name = dwfl_module_addrinfo(mod, at, &off, &es, NULL, NULL, NULL);
+	if (name) {
+		*start = at - off;
+		*size = es.st_size;
+	}
+	return name;
+}
+
+/* The ELF symbol around @at; @ret makes the offset relative to at + 1. */
+static void fill_symbol(struct sym *sym, Dwfl_Module *mod, uint64_t at, bool ret,
+			struct sym_frame *f)
+{
+	uint64_t start, size;
+	const char *name = symbol_at(sym, mod, at, &start, &size);
 
 	if (!name)
 		return;
 	f->symbol = name;
-	f->sym_off = off + (ret ? 1 : 0);
-	f->sym_size = es.st_size;
+	f->sym_off = at - start + (ret ? 1 : 0);
+	f->sym_size = size;
 }
 
 /* The line table's position of @at: where the innermost frame is. */
@@ -297,15 +331,19 @@ static bool child_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out)
  * through the DIEs that hold @pc: the function, then its inline instances
  * and blocks, physically nested, so an inline instance is followed by its
  * caller.  dwarf_getscopes gives the same chain but visits every DIE of the
- * CU on the way, which made it nearly all of a lookup's time.  Returns the
- * count, 0 if no function holds @pc.
+ * CU on the way, which made it nearly all of a lookup's time; the first
+ * step is a binary search in the CU's function index.  Returns the count,
+ * 0 if no function holds @pc.
  */
-static int descend(Dwarf_Die *cudie, Dwarf_Addr pc, Dwarf_Die **scopes)
+static int descend(struct sym *sym, Dwarf_Die *cudie, Dwarf_Addr pc, Dwarf_Die **scopes)
 {
 	Dwarf_Die chain[64], *out;
-	int n = 0, i;
+	int n = 0, i, found = cu_table_fn_at(sym->cus, cudie, pc, &chain[0]);
 
-	if (!child_at(cudie, pc, &chain[0]) || dwarf_tag(&chain[0]) != DW_TAG_subprogram)
+	/* Without memory for the index, the walk still finds it. */
+	if (found < 0 ? !child_at(cudie, pc, &chain[0]) : !found)
+		return 0;
+	if (dwarf_tag(&chain[0]) != DW_TAG_subprogram)
 		return 0;
 	for (n = 1; n < 64 && child_at(&chain[n - 1], pc, &chain[n]); n++)
 		;
@@ -327,7 +365,8 @@ static int descend(Dwarf_Die *cudie, Dwarf_Addr pc, Dwarf_Die **scopes)
  * rather than by its abstract definition, as eu-addr2line does.  Returns
  * the count (0 without DWARF) with *scopes to free.
  */
-static int scopes_at(Dwfl_Module *mod, uint64_t at, Dwarf_Die **scopes, struct cu_files *cu)
+static int scopes_at(struct sym *sym, Dwfl_Module *mod, uint64_t at, Dwarf_Die **scopes,
+		     struct cu_files *cu)
 {
 	Dwarf_Addr bias;
 	Dwarf_Die *cudie = dwfl_module_addrdie(mod, at, &bias);
@@ -338,7 +377,7 @@ static int scopes_at(Dwfl_Module *mod, uint64_t at, Dwarf_Die **scopes, struct c
 	*scopes = NULL;
 	if (!cudie)
 		return 0;
-	n = descend(cudie, at - bias, scopes);
+	n = descend(sym, cudie, at - bias, scopes);
 	if (n <= 0) {
 		n = dwarf_getscopes(cudie, at - bias, scopes);
 		if (n <= 0)
@@ -361,14 +400,14 @@ static int scopes_at(Dwfl_Module *mod, uint64_t at, Dwarf_Die **scopes, struct c
  * chain in @fr (SYM_MAX_FRAMES long).  Each inline level sits at the
  * current position; its call site becomes the position of the next one.
  */
-static int inline_chain(Dwfl_Module *mod, uint64_t at, const struct sym_frame *base,
-			struct sym_frame *fr)
+static int inline_chain(struct sym *sym, Dwfl_Module *mod, uint64_t at,
+			const struct sym_frame *base, struct sym_frame *fr)
 {
 	struct cu_files cu = { 0 };
 	struct sym_frame cur = *base;
 	const char *subprogram = NULL;
 	Dwarf_Die *scopes;
-	int i, n = 0, ns = scopes_at(mod, at, &scopes, &cu);
+	int i, n = 0, ns = scopes_at(sym, mod, at, &scopes, &cu);
 
 	for (i = 0; i < ns; i++) {
 		int tag = dwarf_tag(&scopes[i]);
@@ -411,9 +450,9 @@ static int lookup_dwfl(struct sym *sym, uint64_t addr, bool ret, struct sym_fram
 		fr[0] = base;
 		return 1;
 	}
-	fill_symbol(mod, at, ret, &base);
+	fill_symbol(sym, mod, at, ret, &base);
 	fill_line(mod, at, &base);
-	return inline_chain(mod, at, &base, fr);
+	return inline_chain(sym, mod, at, &base, fr);
 }
 
 /*
@@ -495,21 +534,24 @@ int sym_function_at(struct sym *sym, uint64_t addr, uint64_t *start, uint64_t *s
 {
 	const char *found = NULL;
 	Dwfl_Module *mod;
-	GElf_Off off = 0;
-	GElf_Sym es;
 
 	pthread_mutex_lock(&sym->lock);
 	mod = dwfl_addrmodule(sym->dwfl, addr);
 	if (mod)
-		found = dwfl_module_addrinfo(mod, addr, &off, &es, NULL, NULL, NULL);
+		found = symbol_at(sym, mod, addr, start, size);
 	pthread_mutex_unlock(&sym->lock);
 	if (!found)
 		return -ENOENT;
-	*start = addr - off;
-	*size = es.st_size;
 	if (name)
 		*name = found;
 	return 0;
+}
+
+int sym_addr_of(struct sym *sym, const char *name, uint64_t size_hint, uint64_t *addr,
+		uint64_t *size)
+{
+	/* The index does not change after sym_open: no lock needed. */
+	return symtab_by_name(sym->symtab, name, size_hint, addr, size);
 }
 
 void sym_cache_stats(struct sym *sym, uint64_t *hits, uint64_t *misses)

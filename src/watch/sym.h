@@ -81,6 +81,17 @@ int sym_function_at(struct sym *sym, uint64_t addr, uint64_t *start, uint64_t *s
 		    const char **name);
 
 /*
+ * sym_addr_of - the address of the ELF symbol called @name (a function as
+ * the kernel's %pS names it: "foo", "foo.constprop.0") into @addr, and its
+ * ELF size into @size (may be NULL).  Several local symbols can share a
+ * name; @size_hint (the kernel's "/0xsize", 0: none) picks the one whose
+ * size fits it best.  The reverse of sym_function_at.  Thread-safe.
+ * Returns 0, or -ENOENT when no symbol has @name.
+ */
+int sym_addr_of(struct sym *sym, const char *name, uint64_t size_hint, uint64_t *addr,
+		uint64_t *size);
+
+/*
  * sym_cache_stats - lookups answered from the cache (@hits) and by libdw
  * (@misses) so far.
  */

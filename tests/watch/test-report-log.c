@@ -81,7 +81,7 @@ static struct report_log *new_log(FILE *text, FILE *json, unsigned interval, uns
 {
 	struct report_log_opts o = {
 		.sym = sym,
-		.env = { "symtest.elf", "hw" },
+		.env = { .guest = "symtest.elf", .mode = "hw" },
 		.text = text,
 		.json = json,
 		.interval_ms = interval,
@@ -326,7 +326,7 @@ static void test_threads(unsigned interval)
 {
 	FILE *text = tmpfile();
 	struct report_log_opts o = {
-		.sym = sym, .env = { "symtest.elf", "soft" }, .text = text, .interval_ms = interval
+		.sym = sym, .env = { .guest = "symtest.elf", .mode = "soft" }, .text = text, .interval_ms = interval
 	};
 	struct report_log *log;
 	pthread_t th[THREADS];

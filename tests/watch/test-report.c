@@ -12,7 +12,7 @@
 #include "watch-test.h"
 
 static struct sym *sym;
-static const struct report_env env = { "symtest.elf", "soft" };
+static const struct report_env env = { .guest = "symtest.elf", .mode = "soft" };
 
 /* The text report of @r, or NULL if @r does not symbolize. */
 static char *text_of(const struct csan_hc_report *r)

@@ -215,6 +215,28 @@ static void test_function_at(struct sym *sym)
 	CHECK(sym_function_at(sym, 0, &start, &size, &name) == -ENOENT);
 }
 
+/* Names back to addresses, as a Linux report's "leaf+0xe/0x20" needs. */
+static void test_addr_of(struct sym *sym)
+{
+	uint64_t addr = 0, size = 0;
+
+	CHECK(sym_addr_of(sym, "leaf", 0x20, &addr, &size) == 0);
+	CHECK_EQ_U64(addr, 0x401010);
+	CHECK_EQ_U64(size, 0x20);
+	/* kallsyms' size is the gap to the next symbol: a larger hint still finds it. */
+	CHECK(sym_addr_of(sym, "_start", 0x40, &addr, NULL) == 0);
+	CHECK_EQ_U64(addr, 0x401120);
+	CHECK(sym_addr_of(sym, "csan_slow_path", 0, &addr, &size) == 0);
+	CHECK_EQ_U64(addr, 0x401090);
+	/* Data symbols too (KCSAN names the functions, the VMM may want variables). */
+	CHECK(sym_addr_of(sym, "shared_counter", 0, &addr, NULL) == 0);
+	CHECK_EQ_U64(addr, 0x403000);
+	/* A prefix of a name is not the name. */
+	CHECK(sym_addr_of(sym, "lea", 0, &addr, NULL) == -ENOENT);
+	CHECK(sym_addr_of(sym, "no_such_function", 0, &addr, NULL) == -ENOENT);
+	CHECK(sym_addr_of(sym, "", 0, &addr, NULL) == -ENOENT);
+}
+
 static void test_open_errors(void)
 {
 	char why[256], tmp[] = "/tmp/csan-test-sym-XXXXXX";
@@ -258,6 +280,7 @@ int main(void)
 	test_truncation(sym);
 	test_cache(sym);
 	test_function_at(sym);
+	test_addr_of(sym);
 	test_open_errors();
 	sym_close(sym);
 	return check_exit_status("test-sym");
