@@ -13,11 +13,13 @@ trap 'rm -rf "$tmp"' EXIT
 # Inclusive instructions and calls per callee from a callgrind profile: the
 # lines after cfn= are "calls=N target" and then "position inclusive-cost".
 callee_cost() { # $1: profile, $2: awk regex of callee names; prints "calls cost"
+	# Names are compressed: "(id) name" the first time (after fn= or cfn=), "(id)" after.
 	awk -v re="$2" '
-		/^cfn=/ { name = $0; sub(/^cfn=(\([0-9]+\) ?)?/, "", name);
-			  if (match($0, /^cfn=\([0-9]+\)/)) { id = substr($0, 5, RLENGTH - 4);
-			  if (name != "") names[id] = name; else name = names[id] }
-			  want = name ~ re; next }
+		/^c?fn=/ { name = $0; sub(/^c?fn=(\([0-9]+\) ?)?/, "", name);
+			   id = ""; if (match($0, /^c?fn=\([0-9]+\)/)) id = substr($0, RSTART, RLENGTH);
+			   sub(/^c/, "", id);
+			   if (id != "" && name != "") names[id] = name; else if (id != "") name = names[id];
+			   if ($0 ~ /^cfn=/) want = name ~ re; next }
 		/^calls=/ { if (want) { split($0, a, /[= ]/); calls += a[2]; grab = 1 } next }
 		grab { cost += $2; grab = 0 }
 		END { printf "%d %d\n", calls, cost }' "$1"
@@ -50,7 +52,14 @@ for w in dense kernel-like; do
 	setups=$1 scost=$2
 	set -- $(callee_cost "$p" '^csan_port_udelay$')
 	dcost=$2
+	# The uninstrumented run, for the workload's own instructions per access.
+	p=$(cg "$w" plain "" 200000)
+	set -- $(callee_cost "$p" "^bench_$(echo "$w" | sed 's/-.*//')_plain\$")
+	pcost=$2
 	echo "$w: $calls accesses, $cost instructions in the entry points; $setups watchpoints set up"
+	awk -v n="$calls" -v p="$pcost" -v w="$w" 'BEGIN {
+		printf "%s: uninstrumented, %.1f instructions per instrumented access\n", w, n ? p / n : 0 }'
+
 	awk -v s="$setups" -v c="$scost" -v d="$dcost" 'BEGIN {
 		printf "watchpoint set-up: %d instructions per watchpoint (delay excluded)\n", s ? (c - d) / s : 0 }'
 	echo "$line"

@@ -135,7 +135,9 @@ static uint64_t kl_loop(struct kl_cpu *c, unsigned int cpu, unsigned int iterati
 		if (found)
 			sum += found->value;
 		KL_UNLOCK();
-		if (!kl_ring_push(c, kl_mix(sum)))
+		/* The item's own processing (a checksum, say): registers only. */
+		v = kl_mix(kl_mix(kl_mix(sum ^ i)));
+		if (!kl_ring_push(c, v))
 			while (kl_ring_pop(c, &v))
 				sum += kl_mix(v);
 	}

@@ -10,6 +10,7 @@
 
 __thread unsigned int csan_posix_cpu_id;
 __thread unsigned int csan_posix_irq_depth;
+__thread struct csan_cpu *csan_posix_cpu_state = &csan_cpus[0];
 
 /* Thread ids by CPU, for "by task N" in reports of either side. */
 static uint32_t cpu_tid[CSAN_MAX_CPUS];
@@ -130,6 +131,7 @@ __attribute__((noinline)) void csan_posix_run_on_cpu(unsigned int cpu, void (*fn
 	const uintptr_t caller_fp = frame[0];
 
 	csan_posix_cpu_id = cpu & (CSAN_MAX_CPUS - 1);
+	csan_posix_cpu_state = &csan_cpus[csan_posix_cpu_id];
 	__atomic_store_n(&cpu_tid[csan_posix_cpu_id], (uint32_t)gettid(), __ATOMIC_RELAXED);
 	frame[0] = 0;
 	__asm__ __volatile__("" ::: "memory");

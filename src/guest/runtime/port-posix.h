@@ -16,6 +16,15 @@
 extern __thread unsigned int csan_posix_cpu_id __attribute__((tls_model("local-exec")));
 extern __thread unsigned int csan_posix_irq_depth __attribute__((tls_model("local-exec")));
 
+/* This thread's CPU entry in the runtime's table (CPU 0's until set). */
+struct csan_cpu;
+extern __thread struct csan_cpu *csan_posix_cpu_state __attribute__((tls_model("local-exec")));
+#define CSAN_PORT_CPU_STATE 1
+static inline struct csan_cpu *csan_port_cpu_state(void)
+{
+	return csan_posix_cpu_state;
+}
+
 static inline unsigned int csan_port_cpu(void)
 {
 	return csan_posix_cpu_id;
