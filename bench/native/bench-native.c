@@ -60,7 +60,8 @@ struct run {
 	unsigned int iterations;
 };
 
-/* CPU time of the last run, all threads together (ns): what a busy neighbour cannot inflate much. */
+/* CPU time of the last run, all threads together (ns): what a busy neighbour cannot inflate much.
+ */
 static uint64_t run_cpu_ns;
 
 static uint64_t thread_ns(void)
@@ -90,8 +91,9 @@ static void set_sampling(bool on, uint32_t skip_watch)
 
 	csan_control.skip_watch = skip_watch;
 	for (cpu = 0; cpu < CSAN_MAX_CPUS; cpu++)
-		csan_cpus[cpu].skip = on ? (long)(skip_watch - csan_random(&csan_cpus[cpu], skip_watch))
-					 : LONG_MAX;
+		csan_cpus[cpu].skip =
+			on ? (long)(skip_watch - csan_random(&csan_cpus[cpu], skip_watch))
+			   : LONG_MAX;
 }
 
 static double now_s(void)
@@ -160,7 +162,8 @@ static void bench_wall(const struct workload *w, unsigned int rounds, unsigned i
 		min_p = tp < min_p ? tp : min_p;
 		min_d = td < min_d ? td : min_d;
 		min_n = tn < min_n ? tn : min_n;
-		printf("%s round %u: plain %.1f ms, default %.1f ms (%.2fx), nosample %.1f ms (%.2fx)\n",
+		printf("%s round %u: plain %.1f ms, default %.1f ms (%.2fx), nosample %.1f ms "
+		       "(%.2fx)\n",
 		       w->name, r + 1, tp * 1e3, td * 1e3, def[r], tn * 1e3, nos[r]);
 		fflush(stdout);
 	}
@@ -184,7 +187,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: bench-native [--rounds=N] [--threads=N] [--workload=dense|kernel-like]\n"
 		   "                    [--iterations=N] [--callgrind=plain|fast|setup]\n"
-		   "Wall-clock slowdown of the guest runtime built natively (see docs/BENCHMARKS.md).\n"
+		   "Wall-clock slowdown of the guest runtime built natively (see "
+		   "docs/BENCHMARKS.md).\n"
 		   "--callgrind runs one instrumented run on one thread for bench/native.sh.\n");
 }
 
@@ -249,7 +253,8 @@ int main(int argc, char **argv)
 	csan_counters_print();
 	rc = report_log_total(native_log()) || native_bad_reports() ? 1 : 0;
 	if (rc)
-		fprintf(stderr, "bench-native: the workloads are race-free, yet there were reports\n");
+		fprintf(stderr,
+			"bench-native: the workloads are race-free, yet there were reports\n");
 	native_close(true);
 	return rc;
 }

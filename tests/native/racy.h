@@ -4,7 +4,8 @@
 
 #include <stdint.h>
 
-/* Each is one access (or assertion) of the kind its name says, in code built with -fsanitize=thread. */
+/* Each is one access (or assertion) of the kind its name says, in code built with
+ * -fsanitize=thread. */
 uint64_t racy_read(uint64_t *p);
 void racy_write(uint64_t *p, uint64_t v);
 uint64_t racy_read_once(uint64_t *p);

@@ -172,14 +172,35 @@ static const char *race_counted(void (*watcher)(void), void (*racer)(void))
 static uint64_t var_a __attribute__((aligned(64)));
 static uint64_t var_b __attribute__((aligned(64)));
 
-static void read_a(void) { racy_read(&var_a); }
-static void write_a_42(void) { racy_write(&var_a, 42); }
-static void write_a_same(void) { racy_write(&var_a, var_a); }
-static void read_once_a(void) { racy_read_once(&var_a); }
-static void assert_writer_a(void) { racy_assert_writer(&var_a); }
-static void assert_access_a(void) { racy_assert_access(&var_a); }
+static void read_a(void)
+{
+	racy_read(&var_a);
+}
+static void write_a_42(void)
+{
+	racy_write(&var_a, 42);
+}
+static void write_a_same(void)
+{
+	racy_write(&var_a, var_a);
+}
+static void read_once_a(void)
+{
+	racy_read_once(&var_a);
+}
+static void assert_writer_a(void)
+{
+	racy_assert_writer(&var_a);
+}
+static void assert_access_a(void)
+{
+	racy_assert_access(&var_a);
+}
 /* A store the compiler did not instrument: only the value change shows it. */
-static void uninstrumented_write_a(void) { __atomic_store_n(&var_a, var_a + 1, __ATOMIC_RELAXED); }
+static void uninstrumented_write_a(void)
+{
+	__atomic_store_n(&var_a, var_a + 1, __ATOMIC_RELAXED);
+}
 
 static void marked_access_forcing_scoped_check(void)
 {
@@ -226,8 +247,8 @@ static void test_slot_selection(void)
 {
 	const size_t slot = csan_wp_slot((uintptr_t)&var_a);
 	/* Another address in the same slot, never accessed: it matches nothing. */
-	const uint64_t fake = csan_wp_encode((uintptr_t)&var_a + 8 * CSAN_SLOT_RANGE *
-							 CSAN_NUM_WATCHPOINTS, 8, true);
+	const uint64_t fake = csan_wp_encode(
+		(uintptr_t)&var_a + 8 * CSAN_SLOT_RANGE * CSAN_NUM_WATCHPOINTS, 8, true);
 	const uint64_t no_capacity = csan_counter(CSAN_COUNTER_NO_CAPACITY);
 	static const unsigned int expect[3] = { 2, 0, ~0u };
 	unsigned int round;
@@ -281,10 +302,12 @@ static void test_assert_scoping(void)
 	r = race(assert_writer_a, read_once_a);
 	CHECK_EQ_U64(count_of(r, "BUG:"), 0);
 	/* ...a writer is not. */
-	r = race_reported(assert_writer_a, write_a_42, "BUG: KCSAN: assert: race in racy_assert_writer");
+	r = race_reported(assert_writer_a, write_a_42,
+			  "BUG: KCSAN: assert: race in racy_assert_writer");
 	CHECK_EQ_U64(count_of(r, "BUG: KCSAN: assert: race in racy_assert_writer / racy_write"), 1);
 	/* ASSERT_EXCLUSIVE_ACCESS: even a marked reader is a race. */
-	r = race_reported(assert_access_a, read_once_a, "BUG: KCSAN: assert: race in racy_assert_access");
+	r = race_reported(assert_access_a, read_once_a,
+			  "BUG: KCSAN: assert: race in racy_assert_access");
 	CHECK_EQ_U64(count_of(r, "BUG: KCSAN: assert: race in racy_assert_access / racy_read_once"),
 		     1);
 	/*
@@ -293,7 +316,8 @@ static void test_assert_scoping(void)
 	 * at the function that opened the scope.
 	 */
 	var_a = 5;
-	r = race_reported(scoped_writer_a, write_a_42, "BUG: KCSAN: assert: race in racy_scoped_writer");
+	r = race_reported(scoped_writer_a, write_a_42,
+			  "BUG: KCSAN: assert: race in racy_scoped_writer");
 	CHECK_EQ_U64(count_of(r, "BUG: KCSAN: assert: race in racy_scoped_writer / racy_write"), 1);
 	CHECK_CONTAINS(r, "assert no writes (scoped)");
 }

@@ -117,8 +117,9 @@ static __always_inline bool watchpoints_near(uintptr_t addr, bool expect_write)
 #pragma GCC unroll 8
 	for (i = 0; i < CSAN_NUM_SLOTS; i++)
 		any |= __atomic_load_n(&wp[i], __ATOMIC_RELAXED);
-	_Static_assert(CSAN_WP_INVALID <= CSAN_WP_CONSUMED && (CSAN_WP_INVALID | CSAN_WP_CONSUMED) ==
-			       CSAN_WP_CONSUMED && (CSAN_WP_CONSUMED & CSAN_WP_WRITE_BIT) == 0,
+	_Static_assert(CSAN_WP_INVALID <= CSAN_WP_CONSUMED &&
+			       (CSAN_WP_INVALID | CSAN_WP_CONSUMED) == CSAN_WP_CONSUMED &&
+			       (CSAN_WP_CONSUMED & CSAN_WP_WRITE_BIT) == 0,
 		       "free and consumed entries OR to at most CONSUMED, without the write bit");
 	return expect_write ? (any & CSAN_WP_WRITE_BIT) != 0 : any > CSAN_WP_CONSUMED;
 }
@@ -211,8 +212,9 @@ static inline uint32_t csan_watch_us(void)
 }
 
 /* watch.c: the slow paths (cold: the fast path keeps its registers for itself). */
-__attribute__((cold)) void csan_found_watchpoint(const volatile void *ptr, size_t size, int type, uintptr_t ip,
-			   uintptr_t anchor_fp, uint64_t *wp, uint64_t encoded);
+__attribute__((cold)) void csan_found_watchpoint(const volatile void *ptr, size_t size, int type,
+						 uintptr_t ip, uintptr_t anchor_fp, uint64_t *wp,
+						 uint64_t encoded);
 __attribute__((cold)) void csan_setup_watchpoint(const volatile void *ptr, size_t size, int type,
 						 uintptr_t ip, uintptr_t anchor_fp);
 __attribute__((cold)) void csan_check_scoped_accesses(void);
