@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench/native.sh: `make bench-native`: the runtime's cost on this machine's CPUs.
-# $1: the bench-native binary.  Wall-clock slowdowns (median of 5 rounds,
+# $1: the bench-native binary.  Wall-clock slowdowns (median of 11 rounds,
 # threads = cores), then instruction counts under callgrind, which are exact
 # and repeatable on a noisy machine: per instrumented access on the fast path
 # (sampling off) and per watchpoint set up (the delay left out).
@@ -32,7 +32,7 @@ cg() { # $1: workload, $2: fast|setup, $3: knobs; prints the profile's name
 	echo "$tmp/$1-$2.out"
 }
 
-"$bin" --rounds=5 | tee "$tmp/wall"
+"$bin" --rounds=11 | tee "$tmp/wall"
 have_valgrind=yes
 command -v valgrind >/dev/null || have_valgrind=no
 for w in dense kernel-like; do

@@ -6,13 +6,13 @@
  * workload-plain.c and workload-instr.c include this with WORKLOAD_NAME
  * set to their suffix: the same source, compiled without and with
  * -fsanitize=thread, gives bench_dense_plain() and bench_dense_instr(),
- * and so on.  The lock is bench-native.c's, uninstrumented, as a kernel's
- * spinlock is to the code under test.
+ * and so on.  The locks are bench-native.c's, uninstrumented, as a
+ * kernel's spinlocks are to the code under test.
  */
 #include <stdint.h>
 
-void bench_lock(void);
-void bench_unlock(void);
+void bench_lock(unsigned int i);
+void bench_unlock(unsigned int i);
 
 #define WORKLOAD_CAT2(a, b) a##_##b
 #define WORKLOAD_CAT(a, b)  WORKLOAD_CAT2(a, b)
@@ -23,10 +23,10 @@ uint64_t bench_kernel_plain(unsigned int cpu, unsigned int iterations);
 uint64_t bench_kernel_instr(unsigned int cpu, unsigned int iterations);
 
 #ifdef WORKLOAD_NAME
-#define BENCH_LOCK()   bench_lock()
-#define BENCH_UNLOCK() bench_unlock()
-#define KL_LOCK()      bench_lock()
-#define KL_UNLOCK()    bench_unlock()
+#define BENCH_LOCK()   bench_lock(0)
+#define BENCH_UNLOCK() bench_unlock(0)
+#define KL_LOCK(i)     bench_lock(i)
+#define KL_UNLOCK(i)   bench_unlock(i)
 #include "guest/scenarios/bench-loop.h"
 #include "kernel-like.h"
 
@@ -49,11 +49,11 @@ uint64_t WORKLOAD_CAT(bench_kernel, WORKLOAD_NAME)(unsigned int cpu, unsigned in
 	unsigned int i;
 
 	/* Leave the table without this CPU's entries for the next run. */
-	bench_lock();
-	for (i = 0; i < KL_ENTRIES; i++)
-		if (i < iterations)
-			kl_remove(&kernel_table, &c->entries[i]);
-	bench_unlock();
+	for (i = 0; i < KL_ENTRIES && i < iterations; i++) {
+		bench_lock(kl_hash(c->entries[i].key));
+		kl_remove(&kernel_table, &c->entries[i]);
+		bench_unlock(kl_hash(c->entries[i].key));
+	}
 	c->head = c->tail = 0;
 	return sum;
 }
