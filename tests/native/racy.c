@@ -33,3 +33,8 @@ __attribute__((noinline)) void racy_scoped_writer(uint64_t *p, void (*during)(vo
 	ASSERT_EXCLUSIVE_WRITER_SCOPED(*p);
 	during();
 }
+
+__attribute__((noinline)) void racy_assert_bits(uint64_t *p, uint64_t mask)
+{
+	ASSERT_EXCLUSIVE_BITS(*p, mask);
+}

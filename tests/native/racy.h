@@ -11,6 +11,8 @@ void racy_write(uint64_t *p, uint64_t v);
 uint64_t racy_read_once(uint64_t *p);
 void racy_assert_writer(uint64_t *p);
 void racy_assert_access(uint64_t *p);
+/* ASSERT_EXCLUSIVE_BITS(*p, mask). */
+void racy_assert_bits(uint64_t *p, uint64_t mask);
 /* ASSERT_EXCLUSIVE_WRITER_SCOPED(*p) around a call of @during. */
 void racy_scoped_writer(uint64_t *p, void (*during)(void));
 
