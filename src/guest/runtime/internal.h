@@ -84,9 +84,18 @@ static __always_inline struct csan_cpu *this_csan_cpu(void)
 #endif
 }
 
+/*
+ * The context in force on CPU @c.  A port that switches a pointer on
+ * interrupt entry and exit defines CSAN_PORT_CTX and saves the fast path
+ * the test and the branch.
+ */
 static __always_inline struct csan_ctx *cpu_ctx(struct csan_cpu *c)
 {
+#ifdef CSAN_PORT_CTX
+	return csan_port_ctx();
+#else
 	return csan_port_in_interrupt() ? &c->irq : &c->task;
+#endif
 }
 
 static __always_inline struct csan_ctx *get_ctx(void)

@@ -11,6 +11,7 @@
 __thread unsigned int csan_posix_cpu_id;
 __thread unsigned int csan_posix_irq_depth;
 __thread struct csan_cpu *csan_posix_cpu_state = &csan_cpus[0];
+__thread struct csan_ctx *csan_posix_ctx = &csan_cpus[0].task;
 
 /* Thread ids by CPU, for "by task N" in reports of either side. */
 static uint32_t cpu_tid[CSAN_MAX_CPUS];
@@ -132,6 +133,8 @@ __attribute__((noinline)) void csan_posix_run_on_cpu(unsigned int cpu, void (*fn
 
 	csan_posix_cpu_id = cpu & (CSAN_MAX_CPUS - 1);
 	csan_posix_cpu_state = &csan_cpus[csan_posix_cpu_id];
+	csan_posix_irq_depth = 0;
+	csan_posix_ctx = &csan_posix_cpu_state->task;
 	__atomic_store_n(&cpu_tid[csan_posix_cpu_id], (uint32_t)gettid(), __ATOMIC_RELAXED);
 	frame[0] = 0;
 	__asm__ __volatile__("" ::: "memory");
@@ -140,14 +143,17 @@ __attribute__((noinline)) void csan_posix_run_on_cpu(unsigned int cpu, void (*fn
 	frame[0] = caller_fp;
 }
 
+/* The context pointer follows the depth: interrupts share one context, as in KCSAN. */
 void csan_posix_irq_enter(void)
 {
-	csan_posix_irq_depth++;
+	if (csan_posix_irq_depth++ == 0)
+		csan_posix_ctx = &csan_posix_cpu_state->irq;
 	__asm__ __volatile__("" ::: "memory");
 }
 
 void csan_posix_irq_exit(void)
 {
 	__asm__ __volatile__("" ::: "memory");
-	csan_posix_irq_depth--;
+	if (--csan_posix_irq_depth == 0)
+		csan_posix_ctx = &csan_posix_cpu_state->task;
 }

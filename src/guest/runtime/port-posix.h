@@ -25,6 +25,15 @@ static inline struct csan_cpu *csan_port_cpu_state(void)
 	return csan_posix_cpu_state;
 }
 
+/* This thread's current context (task, or interrupt while a handler runs). */
+struct csan_ctx;
+extern __thread struct csan_ctx *csan_posix_ctx __attribute__((tls_model("local-exec")));
+#define CSAN_PORT_CTX 1
+static inline struct csan_ctx *csan_port_ctx(void)
+{
+	return csan_posix_ctx;
+}
+
 static inline unsigned int csan_port_cpu(void)
 {
 	return csan_posix_cpu_id;
