@@ -43,9 +43,12 @@ for w in dense kernel-like; do
 		continue
 	fi
 	# The fast path alone: sampling off, so no access leaves it.
+	fn=$(echo "$w" | sed 's/-.*//')
 	p=$(cg "$w" fast "" 200000)
 	set -- $(callee_cost "$p" '^__tsan_(unaligned_)?(volatile_)?(read|write|read_write)[0-9]+$|^__tsan_atomic')
 	calls=$1 cost=$2
+	set -- $(callee_cost "$p" "^bench_${fn}_instr\$")
+	icost=$2
 	# Watchpoints: one every 50 accesses, 1 us each; the delay's cost taken out.
 	p=$(cg "$w" setup "csan.skip_watch=50 csan.udelay_task=1" 20000)
 	set -- $(callee_cost "$p" '^csan_setup_watchpoint$')
@@ -54,11 +57,15 @@ for w in dense kernel-like; do
 	dcost=$2
 	# The uninstrumented run, for the workload's own instructions per access.
 	p=$(cg "$w" plain "" 200000)
-	set -- $(callee_cost "$p" "^bench_$(echo "$w" | sed 's/-.*//')_plain\$")
+	set -- $(callee_cost "$p" "^bench_${fn}_plain\$")
 	pcost=$2
 	echo "$w: $calls accesses, $cost instructions in the entry points; $setups watchpoints set up"
 	awk -v n="$calls" -v p="$pcost" -v w="$w" 'BEGIN {
 		printf "%s: uninstrumented, %.1f instructions per instrumented access\n", w, n ? p / n : 0 }'
+	# The whole run's instructions, call sites and register moves included:
+	# what the sampling-off slowdown would be if every instruction cost the same.
+	awk -v i="$icost" -v p="$pcost" -v w="$w" 'BEGIN {
+		printf "%s: instructions, sampling off / uninstrumented: %.2fx\n", w, p ? i / p : 0 }'
 
 	awk -v s="$setups" -v c="$scost" -v d="$dcost" 'BEGIN {
 		printf "watchpoint set-up: %d instructions per watchpoint (delay excluded)\n", s ? (c - d) / s : 0 }'
