@@ -38,8 +38,7 @@ command -v valgrind >/dev/null || have_valgrind=no
 for w in dense kernel-like; do
 	line=$(grep "workload=$w\$" "$tmp/wall")
 	if [ $have_valgrind = no ]; then
-		echo "$line"
-		echo "fast path: valgrind not installed (Debian package valgrind), instructions not counted"
+		{ echo "$line"; echo "fast path: not counted: valgrind not installed (Debian package valgrind) workload=$w"; } >>"$tmp/summary"
 		continue
 	fi
 	# The fast path alone: sampling off, so no access leaves it.
@@ -66,10 +65,10 @@ for w in dense kernel-like; do
 	# what the sampling-off slowdown would be if every instruction cost the same.
 	awk -v i="$icost" -v p="$pcost" -v w="$w" 'BEGIN {
 		printf "%s: instructions, sampling off / uninstrumented: %.2fx\n", w, p ? i / p : 0 }'
-
-	awk -v s="$setups" -v c="$scost" -v d="$dcost" 'BEGIN {
-		printf "watchpoint set-up: %d instructions per watchpoint (delay excluded)\n", s ? (c - d) / s : 0 }'
-	echo "$line"
-	awk -v n="$calls" -v c="$cost" -v w="$w" 'BEGIN {
-		printf "fast path: %.1f instructions per access workload=%s\n", n ? c / n : 0, w }'
+	awk -v s="$setups" -v c="$scost" -v d="$dcost" -v w="$w" 'BEGIN {
+		printf "%s: watchpoint set-up, %d instructions each (delay excluded)\n", w, s ? (c - d) / s : 0 }'
+	{ echo "$line"; awk -v n="$calls" -v c="$cost" -v w="$w" 'BEGIN {
+		printf "fast path: %.1f instructions per access workload=%s\n", n ? c / n : 0, w }'; } >>"$tmp/summary"
 done
+# The figures last, two lines per workload.
+cat "$tmp/summary"
