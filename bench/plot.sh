@@ -1,10 +1,12 @@
 #!/bin/sh
 # plot.sh: turn the figures `make bench` printed into one PNG (gnuplot,
-# Debian's gnuplot-nox): the checking cost ratios, time to the first
-# report per zoo row and mode, the selftest boot time three ways, and
-# symbolizer throughput.  Reads the bench scripts' own summary lines
-# (sym-bench:, slowdown:, hw-cost:, ttfr:, boot-time:); a panel whose
-# lines are missing says so instead of plotting.
+# Debian's gnuplot-nox): the runtime's cost natively (bench-native), the
+# checking cost ratios in the emulated host, time to the first report per
+# zoo row and mode, the selftest boot time three ways, and symbolizer
+# throughput.  Reads the bench scripts' own summary lines (bench-native's
+# native slowdown, fast path: and uninstrumented lines, sym-bench:,
+# slowdown:, hw-cost:, ttfr:, boot-time:); a panel whose lines are
+# missing says so instead of plotting.
 # Usage: plot.sh RESULTS-FILE OUTPUT.png
 set -eu
 [ $# = 2 ] || { echo "usage: $0 RESULTS-FILE OUTPUT.png" >&2; exit 2; }
@@ -15,6 +17,14 @@ trap 'rm -rf "$d"' EXIT
 
 # One data file per panel: "label value [value]" lines, labels quoted.
 awk -v d="$d" '
+	/^native slowdown default=/ {
+		def = $3; sub(/^default=/, "", def); nos = $4; sub(/^nosample=/, "", nos)
+		w = $5; sub(/^workload=/, "", w)
+		print "\"" w ", default\"", def + 0 > (d "/native"); print "\"" w ", no sampling\"", nos + 0 > (d "/native") }
+	/^fast path: .* instructions per access workload=/ {
+		w = $NF; sub(/^workload=/, "", w); print "\"" w ",\\nfast path\"", $3 + 0 > (d "/instr") }
+	/^[a-z-]+: uninstrumented, .* instructions per instrumented access/ {
+		w = $1; sub(/:$/, "", w); print "\"" w ",\\nthe workload itself\"", $3 + 0 > (d "/instr") }
 	/^slowdown:   instrumented, default/ { print "\"soft, default knobs\\n/ uninstrumented\"", $NF + 0 > (d "/cost") }
 	/^slowdown:   instrumented, no sampling/ { print "\"soft, no sampling\\n/ uninstrumented\"", $NF + 0 > (d "/cost") }
 	/^hw-cost:   bench workload/ { print "\"hw mode\\n/ soft mode\"", $NF + 0 > (d "/cost") }
@@ -27,7 +37,7 @@ awk -v d="$d" '
 	/^sym-bench: eu-addr2line per address/ && !symdone { print "\"eu-addr2line\\nper address\"", $(NF - 3) + 0 > (d "/sym") }
 	/^sym-bench: ratio per address/ { symdone = 1 } # the guest ELF; a vmlinux run follows
 ' "$results"
-for f in cost ttfr boot sym; do [ -s "$d/$f" ] || echo "no data" >"$d/$f.missing"; done
+for f in native instr cost ttfr boot sym; do [ -s "$d/$f" ] || echo "no data" >"$d/$f.missing"; done
 
 bars() { # bars FILE TITLE YLABEL LABEL-FORMAT [log]
 	if [ -f "$d/$1.missing" ]; then
@@ -40,13 +50,15 @@ bars() { # bars FILE TITLE YLABEL LABEL-FORMAT [log]
 	echo 'unset logscale y; set yrange [*:*]'
 }
 {
-	echo 'set terminal pngcairo size 1400,1000 font "sans,10"'
+	echo 'set terminal pngcairo size 1400,1500 font "sans,10"'
 	echo "set output \"$png\""
-	echo 'set multiplot layout 2,2 title "csan-vmm benchmarks (make bench; docs/BENCHMARKS.md)"'
+	echo 'set multiplot layout 3,2 title "csan-vmm benchmarks (make bench; docs/BENCHMARKS.md)"'
 	echo 'set style fill solid 0.6 border -1; set boxwidth 0.6; set grid ytics'
 	# Room for two-line tick labels below, and for the value labels above.
 	echo 'set bmargin 5; set offsets 0, 0, graph 0.12, 0'
-	bars cost "Checking cost on the race-free bench workload (emulated host)" "slowdown (x)" "%.2fx"
+	bars native "The runtime natively (make bench-native): slowdown against uninstrumented" "slowdown (x)" "%.2fx"
+	bars instr "Instructions per instrumented access (callgrind, bench-native)" "instructions" "%.1f"
+	bars cost "Checking cost in the emulated host (TCG-dominated)" "slowdown (x)" "%.2fx"
 	if [ -f "$d/ttfr.missing" ]; then
 		bars ttfr "Time to first report" "" ""
 	else

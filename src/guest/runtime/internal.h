@@ -35,9 +35,15 @@ _Static_assert((CSAN_MAX_CPUS & (CSAN_MAX_CPUS - 1)) == 0, "CPU index is masked"
  * CPU runs and one for its interrupt handlers (which do not nest here).
  */
 struct csan_ctx {
-	int disable_count;     /* kcsan_disable_current() depth */
-	int atomic_next;       /* this many next accesses count as marked */
-	int atomic_nest_count; /* kcsan_nestable_atomic_begin() depth */
+	int disable_count; /* kcsan_disable_current() depth */
+	/* Side by side, so the fast path tests both with one load. */
+	union {
+		struct {
+			int atomic_next;       /* this many next accesses count as marked */
+			int atomic_nest_count; /* kcsan_nestable_atomic_begin() depth */
+		};
+		uint64_t atomic_any; /* nonzero: either is */
+	};
 	bool in_flat_atomic;
 	unsigned long access_mask;	    /* ASSERT_EXCLUSIVE_BITS' mask, or 0 */
 	struct kcsan_scoped_access *scoped; /* innermost first */
@@ -63,17 +69,38 @@ static inline void csan_counter_add(enum csan_counter c, long v)
 }
 #define csan_counter_inc(c) csan_counter_add(c, 1)
 
+/*
+ * A port that can keep a pointer to its CPU's entry at hand (the POSIX
+ * port: a thread-local) defines CSAN_PORT_CPU_STATE and saves the
+ * fast path the index arithmetic.
+ */
 static __always_inline struct csan_cpu *this_csan_cpu(void)
 {
+#ifdef CSAN_PORT_CPU_STATE
+	return csan_port_cpu_state();
+#else
 	/* Masked: a bad port answer must not write outside the array. */
 	return &csan_cpus[csan_port_cpu() & (CSAN_MAX_CPUS - 1)];
+#endif
+}
+
+/*
+ * The context in force on CPU @c.  A port that switches a pointer on
+ * interrupt entry and exit defines CSAN_PORT_CTX and saves the fast path
+ * the test and the branch.
+ */
+static __always_inline struct csan_ctx *cpu_ctx(struct csan_cpu *c)
+{
+#ifdef CSAN_PORT_CTX
+	return csan_port_ctx();
+#else
+	return csan_port_in_interrupt() ? &c->irq : &c->task;
+#endif
 }
 
 static __always_inline struct csan_ctx *get_ctx(void)
 {
-	struct csan_cpu *c = this_csan_cpu();
-
-	return csan_port_in_interrupt() ? &c->irq : &c->task;
+	return cpu_ctx(this_csan_cpu());
 }
 
 static __always_inline bool csan_is_enabled(const struct csan_ctx *ctx)
@@ -82,10 +109,35 @@ static __always_inline bool csan_is_enabled(const struct csan_ctx *ctx)
 }
 
 /*
+ * Can any of the entries an access at @addr checks matter to it?  The
+ * common answer, no, in three loads and one branch: free (0) and
+ * consumed (1) entries OR together to at most 1, while every watchpoint
+ * has higher bits set, and a watched write bit 63 (all a read cares
+ * about, @expect_write).  Plain loads suffice: the word is read whole,
+ * and a stale value only means the race is found a little later or not
+ * at all.
+ */
+static __always_inline bool watchpoints_near(uintptr_t addr, bool expect_write)
+{
+	const uint64_t *wp = &csan_watchpoints[csan_wp_check_index(csan_wp_slot(addr), 0)];
+	uint64_t any = 0;
+	unsigned int i;
+
+#pragma GCC unroll 8
+	for (i = 0; i < CSAN_NUM_SLOTS; i++)
+		any |= __atomic_load_n(&wp[i], __ATOMIC_RELAXED);
+	_Static_assert(CSAN_WP_INVALID <= CSAN_WP_CONSUMED &&
+			       (CSAN_WP_INVALID | CSAN_WP_CONSUMED) == CSAN_WP_CONSUMED &&
+			       (CSAN_WP_CONSUMED & CSAN_WP_WRITE_BIT) == 0,
+		       "free and consumed entries OR to at most CONSUMED, without the write bit");
+	return expect_write ? (any & CSAN_WP_WRITE_BIT) != 0 : any > CSAN_WP_CONSUMED;
+}
+
+/*
  * The watchpoint matching an access, if any: @expect_write because a read
  * only conflicts with a watched write, while a write conflicts with any
- * watched access.  Plain loads suffice: the word is read whole, and a
- * stale value only means the race is found a little later or not at all.
+ * watched access.  Only after watchpoints_near() said there may be one
+ * (the slow path).
  */
 static __always_inline uint64_t *find_watchpoint(uintptr_t addr, size_t size, bool expect_write,
 						 uint64_t *encoded)
@@ -99,7 +151,7 @@ static __always_inline uint64_t *find_watchpoint(uintptr_t addr, size_t size, bo
 		uint64_t v = __atomic_load_n(wp, __ATOMIC_RELAXED);
 		struct csan_wp d;
 
-		if (likely(!csan_wp_decode(v, &d)))
+		if (!csan_wp_decode(v, &d))
 			continue;
 		if (expect_write && !d.is_write)
 			continue;
@@ -130,7 +182,10 @@ static __always_inline bool is_atomic(struct csan_ctx *ctx, uintptr_t addr, size
 	if ((type & CSAN_ACCESS_WRITE) && !(type & CSAN_ACCESS_COMPOUND) && size <= 8 &&
 	    (addr & (size - 1)) == 0 && csan_knob(assume_plain_writes_atomic))
 		return true;
-	if (unlikely(ctx->atomic_next > 0)) {
+	/* Outside atomic regions (nearly always): one branch for all three. */
+	if (likely(!(ctx->atomic_any | ctx->in_flat_atomic)))
+		return false;
+	if (ctx->atomic_next > 0) {
 		ctx->atomic_next--;
 		return true;
 	}
@@ -138,13 +193,13 @@ static __always_inline bool is_atomic(struct csan_ctx *ctx, uintptr_t addr, size
 }
 
 /* The sampling decision: marked accesses do not count towards the skip. */
-static __always_inline bool should_watch(struct csan_ctx *ctx, uintptr_t addr, size_t size,
-					 int type)
+static __always_inline bool should_watch(struct csan_cpu *c, struct csan_ctx *ctx, uintptr_t addr,
+					 size_t size, int type)
 {
 	if (is_atomic(ctx, addr, size, type))
 		return false;
 	/* Per CPU and plain: an interrupt losing a decrement does no harm. */
-	return --this_csan_cpu()->skip < 0;
+	return --c->skip < 0;
 }
 
 /* The watched value; 0 for sizes whose value is not compared. */
@@ -165,22 +220,25 @@ static inline uint32_t csan_watch_us(void)
 	return csan_port_in_interrupt() ? csan_knob(udelay_interrupt) : csan_knob(udelay_task);
 }
 
-/* watch.c: the slow paths. */
-void csan_found_watchpoint(const volatile void *ptr, size_t size, int type, uintptr_t ip,
-			   uintptr_t anchor_fp, uint64_t *wp, uint64_t encoded);
-void csan_setup_watchpoint(const volatile void *ptr, size_t size, int type, uintptr_t ip,
-			   uintptr_t anchor_fp);
-void csan_check_scoped_accesses(void);
+/* watch.c: the slow paths (cold: the fast path keeps its registers for itself). */
+__attribute__((cold)) void csan_found_watchpoint(const volatile void *ptr, size_t size, int type,
+						 uintptr_t ip, uintptr_t anchor_fp, uint64_t *wp,
+						 uint64_t encoded);
+__attribute__((cold)) void csan_setup_watchpoint(const volatile void *ptr, size_t size, int type,
+						 uintptr_t ip, uintptr_t anchor_fp);
+__attribute__((cold)) void csan_check_scoped_accesses(void);
 
 /*
- * The fast path, inlined into every entry point.  @ip is the access (a
- * return address into the instrumented code); @anchor_fp, when not 0, is
- * the frame the access's stack starts from (scoped checks, see report.c).
+ * The whole check, as KCSAN's check_access(): run into a watchpoint, or
+ * decide whether to set one up, or check the scoped assertions.  Every
+ * case is here; check_access_at() below takes the common one inline and
+ * sends the rest to csan_check_access_slow(), which runs this.
  */
-static __always_inline void check_access_at(const volatile void *ptr, size_t size, int type,
-					    uintptr_t ip, uintptr_t anchor_fp)
+static __always_inline void check_access_full(const volatile void *ptr, size_t size, int type,
+					      uintptr_t ip, uintptr_t anchor_fp)
 {
 	const uintptr_t addr = (uintptr_t)ptr;
+	struct csan_cpu *c;
 	struct csan_ctx *ctx;
 	uint64_t encoded, *wp;
 
@@ -191,11 +249,53 @@ static __always_inline void check_access_at(const volatile void *ptr, size_t siz
 		csan_found_watchpoint(ptr, size, type, ip, anchor_fp, wp, encoded);
 		return;
 	}
-	ctx = get_ctx();
-	if (unlikely(should_watch(ctx, addr, size, type)))
+	c = this_csan_cpu();
+	ctx = cpu_ctx(c);
+	if (unlikely(should_watch(c, ctx, addr, size, type)))
 		csan_setup_watchpoint(ptr, size, type, ip, anchor_fp);
 	else if (unlikely(ctx->scoped != NULL))
 		csan_check_scoped_accesses();
+}
+
+/* watch.c: check_access_full(), out of line. */
+__attribute__((cold)) void csan_check_access_slow(const volatile void *ptr, size_t size, int type,
+						  uintptr_t ip, uintptr_t anchor_fp);
+
+/*
+ * The fast path, inlined into every entry point.  @ip is the access (a
+ * return address into the instrumented code); @anchor_fp, when not 0, is
+ * the frame the access's stack starts from (scoped checks, see report.c).
+ *
+ * It does what check_access_full() does when nothing is unusual: no
+ * watchpoint near, a context with no atomic region, no atomic_next and
+ * no scoped assertion; then only the skip counter is left.  Anything
+ * else goes to the slow path, which starts over, so both always agree.
+ * Every call here is the last thing done: nothing has to survive it, so
+ * the fast path needs no callee-saved registers.
+ */
+static __always_inline void check_access_at(const volatile void *ptr, size_t size, int type,
+					    uintptr_t ip, uintptr_t anchor_fp)
+{
+	const uintptr_t addr = (uintptr_t)ptr;
+	struct csan_cpu *c;
+	struct csan_ctx *ctx;
+
+	if (unlikely(size == 0))
+		return;
+	if (unlikely(watchpoints_near(addr, !(type & CSAN_ACCESS_WRITE))))
+		goto slow;
+	c = this_csan_cpu();
+	ctx = cpu_ctx(c);
+	if (unlikely(ctx->atomic_any | ctx->in_flat_atomic | (uintptr_t)ctx->scoped))
+		goto slow;
+	if (is_atomic(ctx, addr, size, type))
+		return;
+	if (likely(--c->skip >= 0))
+		return;
+	csan_setup_watchpoint(ptr, size, type, ip, anchor_fp);
+	return;
+slow:
+	csan_check_access_slow(ptr, size, type, ip, anchor_fp);
 }
 
 static __always_inline void check_access(const volatile void *ptr, size_t size, int type,

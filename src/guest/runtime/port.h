@@ -21,6 +21,14 @@
  *       A spin-wait hint.
  *   CSAN_PORT_STACK_SIZE
  *       The size of a kernel stack: stack walks never go further.
+ *
+ * and may define, to make the fast path shorter (see port-posix.h):
+ *
+ *   CSAN_PORT_CPU_STATE, static inline struct csan_cpu *csan_port_cpu_state(void);
+ *       This CPU's entry of csan_cpus[], without the index arithmetic.
+ *   CSAN_PORT_CTX, static inline struct csan_ctx *csan_port_ctx(void);
+ *       The context in force (&entry->irq in an interrupt handler, else
+ *       &entry->task), without testing csan_port_in_interrupt().
  */
 #include <stdbool.h>
 #include <stddef.h>

@@ -97,6 +97,13 @@ __noinline void csan_found_watchpoint(const volatile void *ptr, size_t size, int
 						     : CSAN_COUNTER_DATA_RACES);
 }
 
+/* The fast path found something unusual: the whole check (internal.h). */
+__noinline void csan_check_access_slow(const volatile void *ptr, size_t size, int type,
+				       uintptr_t ip, uintptr_t anchor_fp)
+{
+	check_access_full(ptr, size, type, ip, anchor_fp);
+}
+
 /*
  * The watchpoint was consumed but no change was seen ("maybe"): decide,
  * as KCSAN does, whether that still makes a report.

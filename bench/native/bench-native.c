@@ -1,0 +1,277 @@
+/* bench-native.c: what the runtime costs on real hardware: slowdown of two workloads. */
+#include <err.h>
+#include <getopt.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "guest/include/csan.h"
+#include "guest/runtime/internal.h"
+#include "native/native.h"
+#include "workloads.h"
+
+/*
+ * Each workload is built twice in this one binary (workload-plain.c,
+ * workload-instr.c), and the instrumented one runs with two knob sets:
+ * KCSAN's defaults, and sampling off (no watchpoint is ever set up: the
+ * fast path alone, KCSAN's "no watchpoints" figure).  Rounds run the
+ * three variants back to back, so a noisy neighbour hits all three
+ * alike, and the ratio of each round is taken before the median.
+ *
+ * --callgrind=plain|fast|setup runs one variant once, single-threaded,
+ * for bench/native.sh to count instructions under valgrind
+ * --tool=callgrind: uninstrumented, sampling off, or a watchpoint every
+ * few accesses.
+ */
+
+/* Lock i % BENCH_LOCKS guards the workloads' shared data (lock 0 the dense one's table). */
+#define BENCH_LOCKS 64
+static struct {
+	int word;
+} __attribute__((aligned(64))) locks[BENCH_LOCKS];
+
+/*
+ * Test-and-test-and-set, as a kernel's simplest spinlock; uninstrumented.
+ * A kernel's holder is never preempted, a thread here may be: on a busy
+ * machine spinning for its whole time slice would measure the
+ * scheduler, so a waiter yields after a while.
+ */
+void bench_lock(unsigned int i)
+{
+	int *w = &locks[i % BENCH_LOCKS].word;
+	unsigned int spins = 0;
+
+	while (__atomic_exchange_n(w, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(w, __ATOMIC_RELAXED)) {
+			if (++spins % 1024 == 0)
+				sched_yield();
+			else
+				__builtin_ia32_pause();
+		}
+}
+
+void bench_unlock(unsigned int i)
+{
+	__atomic_store_n(&locks[i % BENCH_LOCKS].word, 0, __ATOMIC_RELEASE);
+}
+
+typedef uint64_t (*workload_fn)(unsigned int cpu, unsigned int iterations);
+
+struct workload {
+	const char *name;
+	workload_fn plain, instr;
+	unsigned int iterations;
+};
+
+static struct workload workloads[] = {
+	{ "dense", bench_dense_plain, bench_dense_instr, 4000000 },
+	{ "kernel-like", bench_kernel_plain, bench_kernel_instr, 1000000 },
+};
+
+struct run {
+	workload_fn fn;
+	unsigned int iterations;
+};
+
+/* CPU time of the last run, all threads together (ns): what a busy neighbour cannot inflate much.
+ */
+static uint64_t run_cpu_ns;
+
+static uint64_t thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void run_cpu(void *arg, unsigned cpu)
+{
+	const struct run *r = arg;
+	uint64_t t0 = thread_ns();
+
+	r->fn(cpu, r->iterations);
+	__atomic_fetch_add(&run_cpu_ns, thread_ns() - t0, __ATOMIC_RELAXED);
+}
+
+/*
+ * Sampling on (KCSAN's skip_watch) or off (a skip that never runs out).
+ * Only between runs: the CPUs' skip counters are theirs while they run.
+ */
+static void set_sampling(bool on, uint32_t skip_watch)
+{
+	unsigned int cpu;
+
+	csan_control.skip_watch = skip_watch;
+	for (cpu = 0; cpu < CSAN_MAX_CPUS; cpu++)
+		csan_cpus[cpu].skip =
+			on ? (long)(skip_watch - csan_random(&csan_cpus[cpu], skip_watch))
+			   : LONG_MAX;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double timed_run(workload_fn fn, unsigned int iterations, unsigned int ncpus)
+{
+	struct run r = { fn, iterations };
+	double t0;
+
+	run_cpu_ns = 0;
+	t0 = now_s();
+	int rc = native_run_cpus(ncpus, run_cpu, &r);
+
+	if (rc < 0)
+		errx(1, "cannot start %u CPU threads: %s", ncpus, strerror(-rc));
+	return now_s() - t0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+#define MAX_ROUNDS 64
+
+static void bench_wall(const struct workload *w, unsigned int rounds, unsigned int ncpus)
+{
+	double def[MAX_ROUNDS], nos[MAX_ROUNDS], plain_s[MAX_ROUNDS];
+	double cdef[MAX_ROUNDS], cnos[MAX_ROUNDS];
+	double min_p = 1e9, min_d = 1e9, min_n = 1e9;
+	const uint32_t skip = csan_control.skip_watch;
+	unsigned int r;
+
+	/* One untimed run of each, so page faults and frequency ramps are behind us. */
+	timed_run(w->plain, w->iterations / 10, ncpus);
+	timed_run(w->instr, w->iterations / 10, ncpus);
+	for (r = 0; r < rounds; r++) {
+		double tp, td, tn, cp, cd;
+
+		tp = timed_run(w->plain, w->iterations, ncpus);
+		cp = (double)run_cpu_ns;
+		set_sampling(true, skip);
+		td = timed_run(w->instr, w->iterations, ncpus);
+		cd = (double)run_cpu_ns;
+		set_sampling(false, skip);
+		tn = timed_run(w->instr, w->iterations, ncpus);
+		plain_s[r] = tp;
+		def[r] = td / tp;
+		nos[r] = tn / tp;
+		cdef[r] = cd / cp;
+		cnos[r] = (double)run_cpu_ns / cp;
+		min_p = tp < min_p ? tp : min_p;
+		min_d = td < min_d ? td : min_d;
+		min_n = tn < min_n ? tn : min_n;
+		printf("%s round %u: plain %.1f ms, default %.1f ms (%.2fx), nosample %.1f ms "
+		       "(%.2fx)\n",
+		       w->name, r + 1, tp * 1e3, td * 1e3, def[r], tn * 1e3, nos[r]);
+		fflush(stdout);
+	}
+	set_sampling(true, skip);
+	printf("%s: %u threads, %u iterations each, median plain %.1f ms, %u rounds\n", w->name,
+	       ncpus, w->iterations, median(plain_s, rounds) * 1e3, rounds);
+	/*
+	 * Cross-checks for a busy machine, where others' work lands on some
+	 * runs and not on others: the fastest run of each variant, and the
+	 * threads' own CPU time.  The wall-clock median is the figure.
+	 */
+	printf("%s: fastest runs default=%.2fx nosample=%.2fx; thread CPU time default=%.2fx "
+	       "nosample=%.2fx (medians)\n",
+	       w->name, min_d / min_p, min_n / min_p, median(cdef, rounds), median(cnos, rounds));
+	printf("native slowdown default=%.2fx nosample=%.2fx workload=%s\n", median(def, rounds),
+	       median(nos, rounds), w->name);
+	fflush(stdout);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: bench-native [--rounds=N] [--threads=N] [--workload=dense|kernel-like]\n"
+		   "                    [--iterations=N] [--callgrind=plain|fast|setup]\n"
+		   "Wall-clock slowdown of the guest runtime built natively (see "
+		   "docs/BENCHMARKS.md).\n"
+		   "--callgrind runs one instrumented run on one thread for bench/native.sh.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "workload", required_argument, NULL, 'w' },
+		{ "iterations", required_argument, NULL, 'i' },
+		{ "callgrind", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned int rounds = 5, ncpus = (unsigned int)sysconf(_SC_NPROCESSORS_ONLN), iters = 0;
+	const char *only = NULL, *callgrind = NULL;
+	struct native_opts no = { 0 };
+	char why[512];
+	unsigned int i;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r': rounds = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 't': ncpus = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'w': only = optarg; break;
+		case 'i': iters = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'c': callgrind = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (rounds < 1 || rounds > MAX_ROUNDS)
+		errx(2, "--rounds=%u: want 1 to %d", rounds, MAX_ROUNDS);
+	if (ncpus < 1 || ncpus > CSAN_MAX_CPUS)
+		errx(2, "--threads=%u: want 1 to %d", ncpus, CSAN_MAX_CPUS);
+	rc = native_open(&no, why, sizeof(why));
+	if (rc < 0)
+		errx(1, "cannot symbolize reports: %s", why);
+	/* KCSAN's defaults (knobs.c), or the ones bench/native.sh asks for under callgrind. */
+	csan_init(getenv("CSAN_NATIVE_KNOBS"));
+	for (i = 0; i < sizeof(workloads) / sizeof(workloads[0]); i++) {
+		struct workload *w = &workloads[i];
+
+		if (only && strcmp(only, w->name) != 0)
+			continue;
+		if (iters)
+			w->iterations = iters;
+		if (!callgrind) {
+			bench_wall(w, rounds, ncpus);
+			continue;
+		}
+		if (strcmp(callgrind, "plain") == 0) {
+			timed_run(w->plain, w->iterations, 1);
+			continue;
+		}
+		if (strcmp(callgrind, "fast") != 0 && strcmp(callgrind, "setup") != 0)
+			errx(2, "--callgrind=%s: want plain, fast or setup", callgrind);
+		set_sampling(strcmp(callgrind, "setup") == 0, csan_control.skip_watch);
+		timed_run(w->instr, w->iterations, 1);
+	}
+	csan_counters_print();
+	rc = report_log_total(native_log()) || native_bad_reports() ? 1 : 0;
+	if (rc)
+		fprintf(stderr,
+			"bench-native: the workloads are race-free, yet there were reports\n");
+	native_close(true);
+	return rc;
+}

@@ -1,0 +1,3 @@
+/* workload-plain.c: the benchmark workloads, uninstrumented. */
+#define WORKLOAD_NAME plain
+#include "workloads.h"
