@@ -7,6 +7,7 @@
 
 #include "vmm/serial.h"
 #include "vmm/status_line.h"
+#include "vmm/vcpu.h"
 
 /* 16550 register offsets from the base port (PC16550D data sheet). */
 enum {
@@ -89,6 +90,9 @@ static void line_emit(struct serial *s, struct serial_line *l, bool add_newline)
 	status_line_hide();
 	pthread_mutex_lock(&s->lock);
 	keep_result(s, l);
+	if (s->line_hook)
+		s->line_hook(s->line_ctx, l->buf,
+			     l->len && l->buf[l->len - 1] == '\n' ? l->len - 1 : l->len);
 	terminal_write(s, l->buf, l->len);
 	if (add_newline)
 		terminal_write(s, "\n", 1);
@@ -248,4 +252,11 @@ void serial_io(struct serial *s, unsigned cpu, uint16_t port, bool is_write, uin
 				console_write(s, cpu, b, 1);
 		}
 	}
+}
+
+int serial_pio(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *data,
+	       unsigned size, unsigned count)
+{
+	serial_io(ctx, vcpu->id, port, is_write, data, size, count);
+	return VCPU_RESUME;
 }

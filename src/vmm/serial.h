@@ -9,6 +9,8 @@
 
 #include "csan/abi.h"
 
+struct vcpu;
+
 #define SERIAL_NPORTS	8
 #define SERIAL_LINE_MAX 512
 
@@ -30,6 +32,13 @@ struct serial {
 	struct serial_line *lines;
 	/* The guest's last "csan-result: " line, without its newline; "" before one. */
 	char result[SERIAL_LINE_MAX + 1];
+	/*
+	 * Sees every whole line in console order, under the lock, without
+	 * its newline (the guest profile's console_line); NULL: nobody.
+	 * Set before the vCPUs run.
+	 */
+	void (*line_hook)(void *ctx, const char *line, size_t len);
+	void *line_ctx;
 	/* 16550 registers the guest may write and read back. */
 	uint8_t ier, lcr, mcr, scr, dll, dlm;
 };
@@ -55,6 +64,10 @@ static inline bool serial_owns_port(uint16_t port)
  * reads fill it.  Each byte is one register access, as on the real chip.
  */
 void serial_io(struct serial *s, unsigned cpu, uint16_t port, bool is_write, uint8_t *data,
+	       unsigned size, unsigned count);
+
+/* serial_pio - serial_io as a pio_handler (pio.h); @ctx is the struct serial. */
+int serial_pio(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *data,
 	       unsigned size, unsigned count);
 
 /*

@@ -20,6 +20,7 @@
 #include "csan/abi.h"
 #include "vmm/cpuid.h"
 #include "vmm/hw_watch.h"
+#include "vmm/hypercall.h"
 #include "vmm/status_line.h"
 #include "vmm/vm.h"
 
@@ -298,6 +299,18 @@ int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t wh
 	r = serial_init(&vm->serial, vm->ncpus, STDOUT_FILENO);
 	if (r) {
 		snprintf(why, whylen, "cannot set up the console: %s", strerror(-r));
+		goto err;
+	}
+	/* The devices every guest has; a profile adds its own (profile.h). */
+	r = pio_register(&vm->pio, CSAN_COM1_PORT, SERIAL_NPORTS, "16550", serial_pio, &vm->serial);
+	if (!r)
+		r = pio_register(&vm->pio, CSAN_HC_PORT_BASE, CSAN_HC_PORT_COUNT, "hypercalls",
+				 hc_pio, NULL);
+	if (r) {
+		snprintf(why, whylen,
+			 "internal error: cannot register the console and hypercall "
+			 "ports: %s",
+			 strerror(-r));
 		goto err;
 	}
 	*out = vm;
