@@ -7,4 +7,4 @@ run_linux -a kunit.enable=0
 expect_rc 3
 expect_out 'Kernel panic - not syncing: No working init found'
 expect_err 'csan-vmm: Linux panicked: Kernel panic - not syncing: No working init found'
-expect_err 'booting /csan/vmlinux \(linux guest\)'
+expect_err 'booting .*vmlinux \(linux guest\)'
