@@ -29,6 +29,7 @@ struct linux_state {
 	/* Under the console lock (console_line), read after the run. */
 	struct ktap ktap;
 	bool panicked;
+	bool restarting; /* Linux said "reboot: Restarting system" */
 	char panic[SERIAL_LINE_MAX + 1];
 	/* The first reboot or power-off: under vm->end_lock's first vm_end. */
 	const char *ended_how;
@@ -75,13 +76,22 @@ static int linux_power(struct vcpu *vcpu, enum power_event ev, const char *how)
 	return VCPU_STOP;
 }
 
-/* A triple fault is how Linux reboots with reboot=t, and its last resort. */
+/*
+ * A triple fault is how Linux reboots with reboot=t, and its last resort
+ * after a panic; any other is a crash, and ends the run as a fault with
+ * the vCPU's registers (fault.c).
+ */
 static int linux_exit(struct vcpu *vcpu)
 {
+	struct linux_state *ls = state(vcpu->vm);
 	struct kvm_run *run = vcpu->run;
 
-	if (run->exit_reason == KVM_EXIT_SHUTDOWN)
+	if (run->exit_reason == KVM_EXIT_SHUTDOWN) {
+		if (!__atomic_load_n(&ls->restarting, __ATOMIC_ACQUIRE) &&
+		    !__atomic_load_n(&ls->panicked, __ATOMIC_ACQUIRE))
+			return -1;
 		return linux_power(vcpu, POWER_RESET, "triple fault");
+	}
 	if (run->exit_reason != KVM_EXIT_SYSTEM_EVENT)
 		return -1;
 	switch (run->system_event.type) {
@@ -107,6 +117,8 @@ void linux_console_line(struct vm *vm, const char *line, size_t len)
 		ls->panic[n] = '\0';
 		__atomic_store_n(&ls->panicked, true, __ATOMIC_RELEASE);
 	}
+	if (memmem(line, len, LINUX_RESTART, sizeof(LINUX_RESTART) - 1))
+		__atomic_store_n(&ls->restarting, true, __ATOMIC_RELEASE);
 	/* The stack and "end Kernel panic" follow the first line: end after them. */
 	if (ls->panicked && memmem(line, len, LINUX_PANIC_END, sizeof(LINUX_PANIC_END) - 1))
 		vm_end(vm, VM_END_FAULT, 0, 0);

@@ -15,6 +15,8 @@ struct vm;
 /* Linux's panic() lines (kernel/panic.c): the first and the last. */
 #define LINUX_PANIC_PREFIX "Kernel panic - not syncing"
 #define LINUX_PANIC_END	   "---[ end Kernel panic - not syncing"
+/* kernel_restart()'s line (kernel/reboot.c): a triple fault after it is the reboot. */
+#define LINUX_RESTART "reboot: Restarting system"
 
 /*
  * linux_console_line - one whole line of Linux's console (@len bytes, no
