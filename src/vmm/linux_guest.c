@@ -182,6 +182,16 @@ static int add_ports(struct vm *vm, uint16_t base, uint32_t len, const char *nam
 	return rc;
 }
 
+/* COM1's interrupt line, through KVM's 8259s and I/O APIC (route_pc_irqs). */
+static void serial_irq(void *ctx, bool level)
+{
+	struct vm *vm = ctx;
+	struct kvm_irq_level irq = { .irq = SERIAL_IRQ, .level = level };
+
+	/* Cannot fail for a GSI the routing has; nothing to do if it did. */
+	(void)ioctl(vm->vm_fd, KVM_IRQ_LINE, &irq);
+}
+
 static int linux_setup(struct vm *vm, char *why, size_t whylen)
 {
 	/* The in-kernel PIT, with port 0x61 answered too: Linux calibrates with channel 2. */
@@ -199,11 +209,14 @@ static int linux_setup(struct vm *vm, char *why, size_t whylen)
 	vm->profile_state = ls;
 	vm->pc_platform = true;
 	if (ioctl(vm->vm_fd, KVM_CREATE_PIT2, &pit) < 0) {
+		rc = -errno;
 		snprintf(why, whylen, "KVM_CREATE_PIT2 failed: %s (Linux needs the PIT)",
-			 strerror(errno));
-		return -errno;
+			 strerror(-rc));
+		return rc;
 	}
 	rc = route_pc_irqs(vm, why, whylen);
+	if (!rc)
+		serial_set_irq(&vm->serial, serial_irq, vm);
 	if (!rc)
 		rc = add_ports(vm, CMOS_PORT_INDEX, CMOS_NPORTS, "RTC", cmos_io, &ls->cmos, why,
 			       whylen);

@@ -13,6 +13,8 @@ struct vcpu;
 
 #define SERIAL_NPORTS	8
 #define SERIAL_LINE_MAX 512
+#define SERIAL_RX_MAX	64 /* bytes typed ahead of the guest's reads */
+#define SERIAL_IRQ	4  /* COM1's ISA IRQ */
 
 /*
  * One partial line per vCPU: bytes collect here until a newline, so that
@@ -41,6 +43,16 @@ struct serial {
 	void *line_ctx;
 	/* 16550 registers the guest may write and read back. */
 	uint8_t ier, lcr, mcr, scr, dll, dlm;
+	/*
+	 * The receiver and the interrupt line, for guests that use them
+	 * (Linux): wired only once serial_set_irq() gave a line to drive.
+	 */
+	void (*irq)(void *ctx, bool level);
+	void *irq_ctx;
+	bool irq_level;	 /* what the line was last set to */
+	bool thre_int;	 /* transmitter-empty interrupt pending (IIR 0x02) */
+	uint8_t rx[SERIAL_RX_MAX];
+	unsigned rx_head, rx_len;
 };
 
 /*
@@ -65,6 +77,22 @@ static inline bool serial_owns_port(uint16_t port)
  */
 void serial_io(struct serial *s, unsigned cpu, uint16_t port, bool is_write, uint8_t *data,
 	       unsigned size, unsigned count);
+
+/*
+ * serial_set_irq - wire the UART's interrupt: @irq(@ctx, level) is called,
+ * under the UART's lock, whenever the line changes (IER, pending data or
+ * transmitter-empty, MCR OUT2 as on a PC).  Also turns the receiver on
+ * for serial_receive().  Call before the vCPUs run.
+ */
+void serial_set_irq(struct serial *s, void (*irq)(void *ctx, bool level), void *ctx);
+
+/*
+ * serial_receive - bytes typed for the guest: queued in the receiver (up
+ * to SERIAL_RX_MAX waiting), raising the interrupt if enabled.  Returns
+ * how many were taken: 0 when no interrupt is wired (the bundled guest
+ * reads no input) or the queue is full.  Any thread.
+ */
+size_t serial_receive(struct serial *s, const uint8_t *buf, size_t len);
 
 /* serial_pio - serial_io as a pio_handler (pio.h); @ctx is the struct serial. */
 int serial_pio(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *data,
