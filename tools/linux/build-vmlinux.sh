@@ -9,7 +9,9 @@
 # $CSAN_LINUX_CACHE, else /var/cache/csan-vmm/linux, else
 # ~/.cache/csan-vmm/linux:  <cache>/<key>/vmlinux (+ config, build.log), the
 # unpacked source under <cache>/src/<version>/ (kept: the vmlinux's DWARF
-# names files there).  A second run prints the cached path at once.
+# names files there) and the build tree under <cache>/build-<version>/
+# (kept: another fragment rebuilds only what changed).  A second run
+# prints the cached path at once.
 # Exit status: 0 built or cached, 77 cannot build here (missing tools or no
 # Debian archive; the message says what to do), 1 the build failed.
 set -eu
@@ -105,9 +107,12 @@ if [ ! -r "$src/Makefile" ]; then
 fi
 
 # --- configure and build out of tree --------------------------------------
-build=$cache/.build-$key
-rm -rf "$build"
+# One build directory per source version, kept: a changed fragment then
+# rebuilds only what its options touch (Kbuild tracks each CONFIG_ a file
+# uses), not the whole kernel.
+build=$cache/build-$version
 mkdir -p "$build"
+rm -f "$build/vmlinux"
 jobs=$(nproc 2>/dev/null || echo 2)
 kmake() { nice make -C "$src" O="$build" ARCH=x86_64 "$@"; }
 say "configuring: tinyconfig + $(basename "$fragment") in $build"
@@ -145,5 +150,4 @@ echo "$PKG $version" >"$tmp/source"
 echo "$src" >"$tmp/source-dir"
 rm -rf "$out"
 mv "$tmp" "$out"
-rm -rf "$build"
 echo "$out/vmlinux"
