@@ -9,6 +9,7 @@
 
 #include "vmm/acpi.h"
 #include "vmm/cmos.h"
+#include "vmm/console_ring.h"
 #include "vmm/exit_status.h"
 #include "vmm/linux_guest.h"
 #include "vmm/options.h"
@@ -215,6 +216,8 @@ static int linux_setup(struct vm *vm, char *why, size_t whylen)
 		return rc;
 	}
 	rc = route_pc_irqs(vm, why, whylen);
+	if (!rc)
+		rc = console_ring_setup(vm, why, whylen);
 	if (!rc)
 		serial_set_irq(&vm->serial, serial_irq, vm);
 	if (!rc)

@@ -8,6 +8,7 @@
 #include "vmm/serial.h"
 #include "vmm/status_line.h"
 #include "vmm/vcpu.h"
+#include "vmm/vm.h"
 
 /* 16550 register offsets from the base port (PC16550D data sheet). */
 enum {
@@ -21,26 +22,29 @@ enum {
 	UART_SCR = 7,
 };
 
-#define UART_LCR_DLAB	0x80
-#define UART_IER_MASK	0x0f
-#define UART_MCR_MASK	0x1f
-#define UART_MCR_DTR	0x01
-#define UART_MCR_RTS	0x02
-#define UART_MCR_OUT1	0x04
-#define UART_MCR_OUT2	0x08
-#define UART_MCR_LOOP	0x10
-#define UART_IIR_NO_INT 0x01
-#define UART_IIR_THRI	0x02 /* transmitter holding register empty */
-#define UART_IIR_RDI	0x04 /* received data available */
-#define UART_IER_RDI	0x01
-#define UART_IER_THRI	0x02
-#define UART_LSR_DR	0x01 /* data ready */
-#define UART_LSR_THRE	0x20 /* transmit holding register empty */
-#define UART_LSR_TEMT	0x40 /* transmitter empty */
-#define UART_MSR_CTS	0x10
-#define UART_MSR_DSR	0x20
-#define UART_MSR_RI	0x40
-#define UART_MSR_DCD	0x80
+#define UART_LCR_DLAB	  0x80
+#define UART_IER_MASK	  0x0f
+#define UART_MCR_MASK	  0x1f
+#define UART_MCR_DTR	  0x01
+#define UART_MCR_RTS	  0x02
+#define UART_MCR_OUT1	  0x04
+#define UART_MCR_OUT2	  0x08
+#define UART_MCR_LOOP	  0x10
+#define UART_IIR_NO_INT	  0x01
+#define UART_IIR_THRI	  0x02 /* transmitter holding register empty */
+#define UART_IIR_RDI	  0x04 /* received data available */
+#define UART_IIR_FIFOS	  0xc0 /* FIFOs enabled (a 16550A's, which work) */
+#define UART_FCR_ENABLE	  0x01
+#define UART_FCR_CLEAR_RX 0x02
+#define UART_IER_RDI	  0x01
+#define UART_IER_THRI	  0x02
+#define UART_LSR_DR	  0x01 /* data ready */
+#define UART_LSR_THRE	  0x20 /* transmit holding register empty */
+#define UART_LSR_TEMT	  0x40 /* transmitter empty */
+#define UART_MSR_CTS	  0x10
+#define UART_MSR_DSR	  0x20
+#define UART_MSR_RI	  0x40
+#define UART_MSR_DCD	  0x80
 
 int serial_init(struct serial *s, unsigned ncpus, int out_fd)
 {
@@ -237,7 +241,7 @@ static uint8_t uart_read(struct serial *s, unsigned reg)
 		iir = uart_iir(s);
 		if (iir == UART_IIR_THRI)
 			s->thre_int = false; /* reading IIR acknowledges it */
-		return iir;
+		return iir | (s->fifo ? UART_IIR_FIFOS : 0);
 	case UART_LCR: return s->lcr;
 	case UART_MCR: return s->mcr;
 	case UART_LSR: /* the transmitter is always ready */
@@ -277,10 +281,20 @@ static bool uart_write(struct serial *s, unsigned reg, uint8_t v)
 			s->thre_int = true;
 		s->ier = v & UART_IER_MASK;
 		break;
+	case UART_IIR_FCR:
+		/*
+		 * The transmitter has no FIFO to fill (bytes leave at once), but
+		 * saying there is one lets Linux's console write 16 bytes per
+		 * LSR poll instead of one: half the exits per console byte.
+		 */
+		s->fifo = v & UART_FCR_ENABLE;
+		if (v & UART_FCR_CLEAR_RX)
+			s->rx_len = 0;
+		break;
 	case UART_LCR: s->lcr = v; break;
 	case UART_MCR: s->mcr = v & UART_MCR_MASK; break;
 	case UART_SCR: s->scr = v; break;
-	default: break; /* FCR, LSR, MSR: nothing to keep */
+	default: break; /* LSR, MSR: nothing to keep */
 	}
 	return false;
 }
@@ -312,7 +326,7 @@ void serial_io(struct serial *s, unsigned cpu, uint16_t port, bool is_write, uin
 			uart_update_irq(s);
 			pthread_mutex_unlock(&s->lock);
 			if (transmit)
-				console_write(s, cpu, b, 1);
+				console_write(s, s->one_stream ? s->nlines - 1 : cpu, b, 1);
 		}
 	}
 }
@@ -320,7 +334,17 @@ void serial_io(struct serial *s, unsigned cpu, uint16_t port, bool is_write, uin
 int serial_pio(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *data,
 	       unsigned size, unsigned count)
 {
-	serial_io(ctx, vcpu->id, port, is_write, data, size, count);
+	struct serial *s = ctx;
+
+	/*
+	 * One stream has one writer at a time: a write that exits (the ring
+	 * was full) must not append while another vCPU drains the ring.
+	 */
+	if (s->one_stream && is_write)
+		pthread_mutex_lock(&vcpu->vm->ring_lock);
+	serial_io(s, vcpu->id, port, is_write, data, size, count);
+	if (s->one_stream && is_write)
+		pthread_mutex_unlock(&vcpu->vm->ring_lock);
 	return VCPU_RESUME;
 }
 

@@ -44,6 +44,12 @@ struct serial {
 	/* 16550 registers the guest may write and read back. */
 	uint8_t ier, lcr, mcr, scr, dll, dlm;
 	/*
+	 * Every transmitted byte joins one line buffer (the last), whichever
+	 * vCPU wrote it: for console_ring.c, whose ring does not say.
+	 */
+	bool one_stream;
+	bool fifo; /* FCR bit 0: FIFOs on, so IIR says "16550A" and Linux writes 16 at a time */
+	/*
 	 * The receiver and the interrupt line, for guests that use them
 	 * (Linux): wired only once serial_set_irq() gave a line to drive.
 	 */

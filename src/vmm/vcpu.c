@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "vmm/console_ring.h"
 #include "vmm/fault.h"
 #include "vmm/hw_watch.h"
 #include "vmm/profile.h"
@@ -240,6 +241,8 @@ static int handle_exit(struct vcpu *vcpu)
 	uint32_t reason = vcpu->run->exit_reason;
 	int r;
 
+	/* Bytes the guest wrote to the UART before this exit come first. */
+	console_ring_drain(vcpu->vm);
 	/* A reboot or power-off may be an orderly end for the guest's kind. */
 	if ((reason == KVM_EXIT_SHUTDOWN || reason == KVM_EXIT_SYSTEM_EVENT) && p && p->exit) {
 		r = p->exit(vcpu);

@@ -59,6 +59,10 @@ struct vm {
 	struct vcpu **vcpus;
 	struct serial serial;
 	struct pio_bus pio; /* the devices' port ranges (pio.c) */
+	/* KVM's coalesced PIO ring for the UART (console_ring.c); NULL: none. */
+	struct kvm_coalesced_mmio_ring *ring;
+	unsigned ring_max;
+	pthread_mutex_t ring_lock;
 	bool pc_platform;   /* the PC's ACPI extras, for a Linux guest (acpi.c) */
 
 	/* The kind of guest (profile.h) and the profile's own state; NULL: none. */
