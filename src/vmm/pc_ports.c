@@ -73,8 +73,20 @@ int acpi_pm_io(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8
 	struct pc_ports *p = ctx;
 	uint32_t v;
 
+	if (port == ACPI_PM1A_EN_PORT && size == 2 && count == 1) {
+		uint16_t en;
+
+		if (is_write) {
+			memcpy(&en, data, 2);
+			__atomic_store_n(&p->pm1_enable, en, __ATOMIC_RELAXED);
+		} else {
+			en = __atomic_load_n(&p->pm1_enable, __ATOMIC_RELAXED);
+			memcpy(data, &en, 2);
+		}
+		return VCPU_RESUME;
+	}
 	if (!is_write) {
-		memset(data, 0, (size_t)size * count); /* no events, none enabled */
+		memset(data, 0, (size_t)size * count); /* no events pending */
 		return VCPU_RESUME;
 	}
 	if (port != ACPI_PM1A_CNT_PORT || size < 2)

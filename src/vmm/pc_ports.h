@@ -18,6 +18,7 @@ struct vcpu;
 #define ACPI_PM_PORT	   0x600
 #define ACPI_PM_NPORTS	   0x10
 #define ACPI_PM1A_EVT_PORT ACPI_PM_PORT
+#define ACPI_PM1A_EN_PORT  (ACPI_PM_PORT + 2)
 #define ACPI_PM1A_CNT_PORT (ACPI_PM_PORT + 4)
 #define ACPI_PM1_EVT_LEN   4
 #define ACPI_PM1_CNT_LEN   2
@@ -34,13 +35,14 @@ typedef int (*power_fn)(struct vcpu *vcpu, enum power_event ev, const char *how)
 struct pc_ports {
 	power_fn power;
 	uint32_t pci_address; /* atomic: the last 0xcf8 write, read back as written */
+	uint16_t pm1_enable;  /* atomic: PM1a_EN, read back (ACPICA checks GBL_EN) */
 };
 
 /*
  * The pio_handlers, @ctx a struct pc_ports.  i8042: status reads "empty",
  * command 0xfe (pulse the reset line) resets.  PCI: no devices (all ones)
  * and 0xcf9 bit 2 resets.  ACPI PM: SLP_EN with SLP_TYP 5 powers off;
- * status and enable registers read zero.
+ * the enable register reads back, the rest reads zero (no events).
  */
 int i8042_io(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *data,
 	     unsigned size, unsigned count);
