@@ -49,7 +49,7 @@ t0=$(now)
 	>"$tmp/vmm.log" 2>"$tmp/vmm.err" || true
 report csan-vmm "$tmp/vmm.log" "$(echo "$t0 $(now)" | awk '{ printf "%.1f", $2 - $1 }')"
 
-awk '{ k[$1] = $2; s[$1] = $3 - $2; w[$1] = $4; r[$1] = $5 }
+awk '{ k[$1] = $2; s[$1] = $3 - $2; w[$1] = $4; r[$1] = $5; for (i = 6; i <= NF; i++) r[$1] = r[$1] " " $i }
 END {
 	print "linux-boot: KCSAN KUnit kernel, 4 vCPUs; boot to first KTAP line / suite / whole run"
 	printf "linux-boot:   qemu-system-x86_64 TCG, this machine  %.2f s / %.1f s / %.1f s (%s)\n", k["qemu"], s["qemu"], w["qemu"], r["qemu"]
