@@ -47,6 +47,9 @@ cd build || exit 2
 step make -j2
 # Prepare the emulated host once, so parallel tests share a warm cache.
 src/harness/emuhost --setup || echo "check.sh: emulated host set-up failed; its tests will say why"
+# And the Linux test kernel (about 6 minutes on 2 cores, once per machine:
+# cached), so the Linux tests do not wait for it one behind the other.
+"$top/tools/linux/build-vmlinux.sh" >/dev/null || echo "check.sh: the Linux test kernel did not build; its tests will say why"
 make -j2 check
 dirs=$top/build
 

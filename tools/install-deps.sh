@@ -48,5 +48,11 @@ apt-get install -y -q --no-install-recommends \
 # itself with apt-get download (unpacked, never installed).
 apt-get install -y -q --no-install-recommends \
 	busybox-static cpio
+
+# Linux test kernel (tools/linux/build-vmlinux.sh): Kbuild's tools.  The
+# source itself (linux-source-6.1) is fetched by that script with
+# apt-get download (unpacked, never installed).
+apt-get install -y -q --no-install-recommends \
+	flex bison bc perl libssl-dev
 apt-get install -y -q --no-install-recommends -t bookworm-backports \
 	qemu-system-x86 ipxe-qemu qemu-system-data

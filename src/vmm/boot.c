@@ -177,7 +177,7 @@ int vm_boot_setup(struct vm *vm, uint64_t pvh_entry, const char *cmdline, char *
 			 pvh_entry, vm->ram_size);
 		return -EINVAL;
 	}
-	r = acpi_build(vm->ram, vm->ram_size, vm->ncpus, &rsdp);
+	r = acpi_build(vm->ram, vm->ram_size, vm->ncpus, vm->pc_platform, &rsdp);
 	if (r) {
 		snprintf(why, whylen,
 			 "cannot place ACPI tables for %u vCPUs in %#" PRIx64 " bytes of RAM",

@@ -30,6 +30,8 @@ static size_t cpuid2_size(unsigned nent)
 	return sizeof(struct kvm_cpuid2) + (size_t)nent * sizeof(struct kvm_cpuid_entry2);
 }
 
+static void add_tsc_deadline(int kvm_fd, struct kvm_cpuid2 *c);
+
 int cpuid_get_supported(int kvm_fd, struct kvm_cpuid2 **out)
 {
 	unsigned nent;
@@ -41,6 +43,7 @@ int cpuid_get_supported(int kvm_fd, struct kvm_cpuid2 **out)
 			return -ENOMEM;
 		c->nent = nent;
 		if (ioctl(kvm_fd, KVM_GET_SUPPORTED_CPUID, c) == 0) {
+			add_tsc_deadline(kvm_fd, c);
 			*out = c;
 			return 0;
 		}
@@ -59,6 +62,22 @@ static struct kvm_cpuid_entry2 *find(struct kvm_cpuid2 *c, uint32_t function, ui
 		if (c->entries[i].function == function && c->entries[i].index == index)
 			return &c->entries[i];
 	return NULL;
+}
+
+/*
+ * The TSC-deadline timer is KVM's own (its in-kernel LAPIC emulates it on
+ * any host), so KVM_GET_SUPPORTED_CPUID leaves it out and VMMs add it when
+ * KVM says it can.  With it, Linux arms its LAPIC timer by TSC deadline
+ * and skips calibrating the LAPIC timer against the PIT, which a slow
+ * (nested, emulated) host fails: "APIC timer disabled due to verification
+ * failure", and then every tick is a broadcast IPI.
+ */
+static void add_tsc_deadline(int kvm_fd, struct kvm_cpuid2 *c)
+{
+	struct kvm_cpuid_entry2 *e = find(c, 1, 0);
+
+	if (e && ioctl(kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_TSC_DEADLINE_TIMER) > 0)
+		e->ecx |= X86_CPUID_1_ECX_TSC_DEADLINE;
 }
 
 static void add(struct kvm_cpuid2 *c, uint32_t function, uint32_t index, uint32_t flags,
@@ -160,6 +179,7 @@ struct kvm_cpuid2 *cpuid_build(const struct kvm_cpuid2 *base, unsigned apic_id, 
 			       uint32_t tsc_khz)
 {
 	struct kvm_cpuid2 *c = calloc(1, cpuid2_size(base->nent + CPUID_EXTRA_ENTRIES));
+	struct kvm_cpuid_entry2 *e1;
 	bool has_v2 = false;
 	uint32_t max_basic = 0;
 	unsigned i;
@@ -176,6 +196,14 @@ struct kvm_cpuid2 *cpuid_build(const struct kvm_cpuid2 *base, unsigned apic_id, 
 		if (!replaced_leaf(e->function))
 			c->entries[c->nent++] = *e;
 	}
+	/*
+	 * CPUID.1:ECX[31], "running under a hypervisor": KVM leaves it to the
+	 * VMM.  Linux looks for KVM's leaves (0x40000000, kvm-clock) only
+	 * when it is set; without them it calibrates the TSC against the PIT.
+	 */
+	e1 = find(c, 1, 0);
+	if (e1)
+		e1->ecx |= X86_CPUID_1_ECX_HYPERVISOR;
 	patch_legacy_topology(c, apic_id, ncpus);
 	patch_amd_topology(c, apic_id, ncpus);
 	if (max_basic >= LEAF_TOPOLOGY)

@@ -8,7 +8,8 @@
 
 /*
  * cpuid_get_supported - KVM_GET_SUPPORTED_CPUID on /dev/kvm's @kvm_fd,
- * growing the buffer until the list fits.  Returns 0 with a malloc'd list
+ * growing the buffer until the list fits, plus the TSC-deadline timer
+ * where KVM emulates it (KVM_CAP_TSC_DEADLINE_TIMER).  Returns 0 with a malloc'd list
  * in @out (free() it), or a negative errno.
  */
 int cpuid_get_supported(int kvm_fd, struct kvm_cpuid2 **out);

@@ -546,18 +546,14 @@ static int check_notes(struct elf_check *c)
 			      "in any PT_NOTE segment: this is not a PVH kernel; csan-vmm boots "
 			      "ELF kernels the way qemu -kernel does (for Linux: CONFIG_PVH=y)",
 			      PVH_NOTE_NAME, XEN_ELFNOTE_PHYS32_ENTRY);
-	if (c->nabi == 0)
-		return REJECT(c, -EPROTO,
-			      "no csan-vmm ABI note (this csan-vmm speaks ABI %d): was it built "
-			      "for csan-vmm?",
-			      CSAN_ABI_VERSION);
 	if (!elf_in_code(c->g, c->g->pvh_entry, false))
 		return REJECT(c, -ENOEXEC,
 			      "PVH entry 0x%llx (Xen note type %d) is not in the file bytes of any "
 			      "executable (PF_X) PT_LOAD segment: the entry note or the linker "
 			      "script is wrong",
 			      (unsigned long long)c->g->pvh_entry, XEN_ELFNOTE_PHYS32_ENTRY);
-	c->g->abi_version = CSAN_ABI_VERSION;
+	/* Without the note it is a plain PVH kernel (Linux): profile.c decides. */
+	c->g->abi_version = c->nabi ? CSAN_ABI_VERSION : 0;
 	return 0;
 }
 

@@ -34,7 +34,7 @@ struct elf_guest {
 	size_t image_size;
 	Elf *elf; /* over image */
 	uint64_t pvh_entry;	  /* guest-physical 32-bit entry point */
-	uint32_t abi_version;	  /* always CSAN_ABI_VERSION once open */
+	uint32_t abi_version;	  /* CSAN_ABI_VERSION, or 0: no csan ABI note (Linux) */
 	struct elf_segment *segs; /* sorted by paddr, none overlapping */
 	size_t nsegs;
 	uint64_t image_start, image_end; /* lowest paddr, highest paddr+memsz */
@@ -53,8 +53,9 @@ struct elf_guest {
  * Returns 0, or -ENOENT/-EACCES/-EISDIR/... when the file cannot be opened,
  * -EINVAL for something that is not a regular file, -ENOEXEC when it is not
  * a valid x86-64 PVH ELF executable (or its scenario table is malformed),
- * -EPROTO when it lacks the csan-vmm ABI note or carries another ABI
- * version, -ENOMEM when out of memory.
+ * -EPROTO when it carries another csan-vmm ABI version, -ENOMEM when out
+ * of memory.  An image without the ABI note opens with abi_version 0: a
+ * plain PVH kernel such as Linux (profile.c).
  */
 int elf_guest_open(const char *path, struct elf_guest *g, char *why, size_t whylen);
 

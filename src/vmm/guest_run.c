@@ -16,6 +16,8 @@
 #include "vmm/guest_run.h"
 #include "vmm/hc_attach.h"
 #include "vmm/hw_watch.h"
+#include "vmm/linux_guest.h"
+#include "vmm/profile.h"
 #include "vmm/options.h"
 #include "vmm/status_line.h"
 #include "vmm/watch_mode.h"
@@ -147,9 +149,20 @@ static double seconds_since(const struct timespec *t0)
 	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-/* Create the VM, load @g and set up the boot; prints why not. Returns 0 or -errno. */
-static int build_vm(struct elf_guest *g, const struct vm_config *cfg, const char *cmdline,
-		    struct vm **vm)
+/* Every console line to the profile, in console order (serial.c). */
+static void profile_line_hook(void *ctx, const char *line, size_t len)
+{
+	struct vm *vm = ctx;
+
+	vm->profile->console_line(vm, line, len);
+}
+
+/*
+ * Create the VM, load @g, let @prof add its devices and set up the boot;
+ * prints why not.  Returns 0 or -errno.
+ */
+static int build_vm(struct elf_guest *g, const struct guest_profile *prof,
+		    const struct vm_config *cfg, const char *cmdline, struct vm **vm)
 {
 	char why[WHY_LEN];
 	int rc;
@@ -157,6 +170,15 @@ static int build_vm(struct elf_guest *g, const struct vm_config *cfg, const char
 	rc = vm_create(cfg, vm, why, sizeof(why));
 	if (!rc)
 		rc = elf_guest_load(g, vm_ram(*vm), vm_ram_size(*vm), why, sizeof(why));
+	if (!rc) {
+		(*vm)->profile = prof;
+		if (prof->setup)
+			rc = prof->setup(*vm, why, sizeof(why));
+	}
+	if (!rc && prof->console_line) {
+		(*vm)->serial.line_hook = profile_line_hook;
+		(*vm)->serial.line_ctx = *vm;
+	}
 	if (!rc)
 		rc = vm_boot_setup(*vm, g->pvh_entry, cmdline, why, sizeof(why));
 	if (rc)
@@ -167,6 +189,7 @@ static int build_vm(struct elf_guest *g, const struct vm_config *cfg, const char
 int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest_run_result *res)
 {
 	const struct options *o = ro->o;
+	const struct guest_profile *prof;
 	struct vm_config cfg = {
 		.ncpus = o->cpus,
 		.mem_bytes = o->mem_bytes,
@@ -190,19 +213,26 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 		fprintf(stderr, "csan-vmm: %s\n", why);
 		return res->status;
 	}
-	if (elf_guest_check_fits(g, o->mem_bytes, why, sizeof(why))) {
+	prof = guest_profile_pick(g, o->guest_kind, why, sizeof(why));
+	if (!prof) {
+		fprintf(stderr, "csan-vmm: %s\n", why);
+		goto out;
+	}
+	if (prof == &linux_profile && !o->mem_given)
+		cfg.mem_bytes = LINUX_DEFAULT_MEMORY;
+	if (elf_guest_check_fits(g, cfg.mem_bytes, why, sizeof(why))) {
 		fprintf(stderr, "csan-vmm: %s\n", why);
 		goto out;
 	}
 	if (pipeline_open(&pipe, ro, g->path))
 		goto out;
-	cmdline = options_guest_cmdline(o, ro->scenario);
+	cmdline = prof->cmdline(o, ro->scenario);
 	if (!cmdline) {
 		fprintf(stderr, "csan-vmm: out of memory\n");
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (build_vm(g, &cfg, cmdline, &vm))
+	if (build_vm(g, prof, &cfg, cmdline, &vm))
 		goto out;
 	vm->sym = pipe.sym;
 	vm->unw = pipe.unw;
@@ -220,10 +250,10 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 		goto out;
 	}
 	if (!o->quiet)
-		fprintf(stderr, "csan-vmm: booting %s on %u vCPU%s, %" PRIu64 " MiB, "
+		fprintf(stderr, "csan-vmm: booting %s (%s guest) on %u vCPU%s, %" PRIu64 " MiB, "
 				"watch mode %s, command line \"%s\"\n",
-			g->path, o->cpus, o->cpus == 1 ? "" : "s",
-			o->mem_bytes >> 20, ro->watch_hw ? "hw" : "soft", cmdline);
+			g->path, prof->name, o->cpus, o->cpus == 1 ? "" : "s",
+			cfg.mem_bytes >> 20, ro->watch_hw ? "hw" : "soft", cmdline);
 	if (vm_run(vm, &res->outcome))
 		goto out;
 	res->wall_s = seconds_since(&t0);
@@ -241,12 +271,18 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 		hw_watch_print_stats(vm, stderr);
 	}
 	res->status = exit_status(&res->outcome, report_log_total(pipe.log), o->quiet);
+	if (prof->summarize)
+		res->status = prof->summarize(vm, res->status, stderr);
 	/* The caller reads the races after the symbols are gone: they are plain strings. */
 	res->log = pipe.log;
 	pipe.log = NULL;
 out:
 	console_input_stop(console);
 	control_server_close(control);
+	if (vm && vm->profile && vm->profile->teardown) {
+		vm->serial.line_hook = NULL; /* serial_destroy's last flush must not reach it */
+		vm->profile->teardown(vm);
+	}
 	if (vm)
 		vm_destroy(vm);
 	pipeline_close(&pipe);

@@ -164,3 +164,10 @@ int hc_handle_io(struct vcpu *vcpu, uint16_t port, bool is_write, const uint8_t 
 	memcpy(&gpa, data, sizeof(gpa));
 	return hc_dispatch(vcpu, nr, gpa);
 }
+
+int hc_pio(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *data,
+	   unsigned size, unsigned count)
+{
+	(void)ctx;
+	return hc_handle_io(vcpu, port, is_write, data, size, count);
+}

@@ -26,6 +26,10 @@ static inline bool hc_owns_port(uint16_t port)
 int hc_handle_io(struct vcpu *vcpu, uint16_t port, bool is_write, const uint8_t *data,
 		 unsigned size, unsigned count);
 
+/* hc_pio - hc_handle_io as a pio_handler (pio.h); @ctx is unused. */
+int hc_pio(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *data,
+	   unsigned size, unsigned count);
+
 /*
  * A hypercall handler: @arg_gpa is the guest-physical address of its
  * argument struct, unchecked.  Returns VCPU_RESUME, or VCPU_STOP when the

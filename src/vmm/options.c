@@ -11,6 +11,7 @@
 #include "csan/abi.h"
 #include "vmm/control_cmd.h"
 #include "vmm/options.h"
+#include "vmm/profile.h"
 
 /* Long-only options get values above the char range. */
 enum {
@@ -27,6 +28,7 @@ enum {
 	OPTK_CONSOLE_ESCAPES,
 	OPTK_SANDBOX,
 	OPTK_HOST,
+	OPTK_GUEST,
 };
 
 /*
@@ -58,6 +60,7 @@ static const struct option long_options[] = {
 	{ "console-escapes", required_argument, NULL, OPTK_CONSOLE_ESCAPES },
 	{ "sandbox", required_argument, NULL, OPTK_SANDBOX },
 	{ "host", required_argument, NULL, OPTK_HOST },
+	{ "guest", required_argument, NULL, OPTK_GUEST },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "probe", no_argument, NULL, OPTK_PROBE },
 	{ "version", no_argument, NULL, OPTK_VERSION },
@@ -74,8 +77,13 @@ void options_usage(FILE *f)
 		"\n"
 		"  -c, --cpus=N          vCPUs to start (1-%d, default %d)\n"
 		"  -m, --memory=SIZE     guest RAM, suffix K, M or G; a bare number\n"
-		"                        is MiB (default 64M, at least 16M, below 3G)\n"
-		"  -a, --append=STRING   add STRING to the guest command line\n"
+		"                        is MiB (default 64M, for Linux 512M; at least\n"
+		"                        16M, below 3G)\n"
+		"  -a, --append=STRING   add STRING to the guest command line (for\n"
+		"                        Linux, after the default console=ttyS0)\n"
+		"      --guest=KIND      auto (default): a PVH kernel with the csan-vmm\n"
+		"                        ABI note is a csan guest, one without is Linux;\n"
+		"                        csan or linux force the kind\n"
 		"  -s, --scenario=NAME   run scenario NAME of the bundled guest\n"
 		"                        (default %s); --scenario=list lists them;\n"
 		"                        with --compare, --scenario=all runs each one\n"
@@ -301,7 +309,7 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 
 	switch (c) {
 	case 'c': return parse_cpus(arg, o, errf);
-	case 'm': return parse_memory(arg, o, errf);
+	case 'm': o->mem_given = true; return parse_memory(arg, o, errf);
 	case 'a': return add_append(arg, o, errf);
 	case 's': return parse_scenario(arg, o, errf);
 	case OPTK_TIMEOUT: return parse_timeout(arg, o, errf);
@@ -350,6 +358,11 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 			o->host = OPT_HOST_EMULATED;
 		else
 			return usage_error(errf, "--host: '%s' is not auto, kvm or emulated", arg);
+		return 0;
+	case OPTK_GUEST:
+		if (guest_kind_parse(arg, &o->guest_kind))
+			return usage_error(
+				errf, "--guest: '%s' is not a kind; use auto, csan or linux", arg);
 		return 0;
 	case 'q': o->quiet = true; return 0;
 	case 'h': o->action = OPT_HELP; return 0;

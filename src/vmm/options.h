@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "vmm/console_input.h"
+#include "vmm/profile.h"
 
 #define OPT_DEFAULT_CPUS 2
 #define OPT_DEFAULT_MEMORY (64ull << 20)
@@ -55,6 +56,8 @@ struct options {
 	bool sandbox; /* --sandbox: vCPU threads under the seccomp allow-list */
 	bool sandbox_given; /* --sandbox appeared at all */
 	enum opt_host host; /* --host */
+	enum guest_kind guest_kind; /* --guest, GUEST_AUTO when not given */
+	bool mem_given; /* --memory appeared: a Linux guest's larger default yields */
 };
 
 /*

@@ -82,7 +82,8 @@ static const int allowed_always[] = {
  * The ioctls a vCPU thread makes on its own vCPU (and, in vcpu_run_on_all,
  * on one whose thread has stopped): the run, reading registers and
  * translating addresses for faults and unwinding, debug registers and
- * event re-injection in hardware-watchpoint mode.  TCGETS is stdio asking
+ * event re-injection in hardware-watchpoint mode; the one VM ioctl is the
+ * UART raising its interrupt line.  TCGETS is stdio asking
  * whether a stream it starts to buffer is a terminal.  VM-wide and
  * /dev/kvm ioctls (creating vCPUs, mapping memory) are set-up only.
  */
@@ -96,6 +97,7 @@ static const unsigned long allowed_ioctls[] = {
 	KVM_SET_VCPU_EVENTS,
 	KVM_GET_DEBUGREGS,
 	KVM_SET_DEBUGREGS,
+	KVM_IRQ_LINE, /* the UART's interrupt, for a Linux guest (serial.c) */
 	TCGETS,
 };
 

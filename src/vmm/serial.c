@@ -7,6 +7,8 @@
 
 #include "vmm/serial.h"
 #include "vmm/status_line.h"
+#include "vmm/vcpu.h"
+#include "vmm/vm.h"
 
 /* 16550 register offsets from the base port (PC16550D data sheet). */
 enum {
@@ -20,21 +22,29 @@ enum {
 	UART_SCR = 7,
 };
 
-#define UART_LCR_DLAB	0x80
-#define UART_IER_MASK	0x0f
-#define UART_MCR_MASK	0x1f
-#define UART_MCR_DTR	0x01
-#define UART_MCR_RTS	0x02
-#define UART_MCR_OUT1	0x04
-#define UART_MCR_OUT2	0x08
-#define UART_MCR_LOOP	0x10
-#define UART_IIR_NO_INT 0x01
-#define UART_LSR_THRE	0x20 /* transmit holding register empty */
-#define UART_LSR_TEMT	0x40 /* transmitter empty */
-#define UART_MSR_CTS	0x10
-#define UART_MSR_DSR	0x20
-#define UART_MSR_RI	0x40
-#define UART_MSR_DCD	0x80
+#define UART_LCR_DLAB	  0x80
+#define UART_IER_MASK	  0x0f
+#define UART_MCR_MASK	  0x1f
+#define UART_MCR_DTR	  0x01
+#define UART_MCR_RTS	  0x02
+#define UART_MCR_OUT1	  0x04
+#define UART_MCR_OUT2	  0x08
+#define UART_MCR_LOOP	  0x10
+#define UART_IIR_NO_INT	  0x01
+#define UART_IIR_THRI	  0x02 /* transmitter holding register empty */
+#define UART_IIR_RDI	  0x04 /* received data available */
+#define UART_IIR_FIFOS	  0xc0 /* FIFOs enabled (a 16550A's, which work) */
+#define UART_FCR_ENABLE	  0x01
+#define UART_FCR_CLEAR_RX 0x02
+#define UART_IER_RDI	  0x01
+#define UART_IER_THRI	  0x02
+#define UART_LSR_DR	  0x01 /* data ready */
+#define UART_LSR_THRE	  0x20 /* transmit holding register empty */
+#define UART_LSR_TEMT	  0x40 /* transmitter empty */
+#define UART_MSR_CTS	  0x10
+#define UART_MSR_DSR	  0x20
+#define UART_MSR_RI	  0x40
+#define UART_MSR_DCD	  0x80
 
 int serial_init(struct serial *s, unsigned ncpus, int out_fd)
 {
@@ -89,6 +99,9 @@ static void line_emit(struct serial *s, struct serial_line *l, bool add_newline)
 	status_line_hide();
 	pthread_mutex_lock(&s->lock);
 	keep_result(s, l);
+	if (s->line_hook)
+		s->line_hook(s->line_ctx, l->buf,
+			     l->len && l->buf[l->len - 1] == '\n' ? l->len - 1 : l->len);
 	terminal_write(s, l->buf, l->len);
 	if (add_newline)
 		terminal_write(s, "\n", 1);
@@ -173,18 +186,66 @@ static uint8_t uart_msr(const struct serial *s)
 	return msr;
 }
 
+/* The interrupt the UART would raise now, as IIR reports it (by priority). */
+static uint8_t uart_iir(const struct serial *s)
+{
+	if ((s->ier & UART_IER_RDI) && s->rx_len)
+		return UART_IIR_RDI;
+	if ((s->ier & UART_IER_THRI) && s->thre_int)
+		return UART_IIR_THRI;
+	return UART_IIR_NO_INT;
+}
+
+/* Drive the line after a register access; the caller holds s->lock. */
+static void uart_update_irq(struct serial *s)
+{
+	bool level = (s->mcr & UART_MCR_OUT2) && uart_iir(s) != UART_IIR_NO_INT;
+
+	if (s->irq && level != s->irq_level) {
+		s->irq_level = level;
+		s->irq(s->irq_ctx, level);
+	}
+}
+
+static uint8_t rx_pop(struct serial *s)
+{
+	uint8_t b;
+
+	if (!s->rx_len)
+		return 0;
+	b = s->rx[s->rx_head];
+	s->rx_head = (s->rx_head + 1) % SERIAL_RX_MAX;
+	s->rx_len--;
+	return b;
+}
+
+static bool rx_push(struct serial *s, uint8_t b)
+{
+	if (s->rx_len == SERIAL_RX_MAX)
+		return false;
+	s->rx[(s->rx_head + s->rx_len) % SERIAL_RX_MAX] = b;
+	s->rx_len++;
+	return true;
+}
+
 /* One register read; the caller holds s->lock. */
 static uint8_t uart_read(struct serial *s, unsigned reg)
 {
 	bool dlab = s->lcr & UART_LCR_DLAB;
+	uint8_t iir;
 
 	switch (reg) {
-	case UART_RBR_THR: return dlab ? s->dll : 0; /* nothing is ever received */
+	case UART_RBR_THR: return dlab ? s->dll : rx_pop(s);
 	case UART_IER: return dlab ? s->dlm : s->ier;
-	case UART_IIR_FCR: return UART_IIR_NO_INT;
+	case UART_IIR_FCR:
+		iir = uart_iir(s);
+		if (iir == UART_IIR_THRI)
+			s->thre_int = false; /* reading IIR acknowledges it */
+		return iir | (s->fifo ? UART_IIR_FIFOS : 0);
 	case UART_LCR: return s->lcr;
 	case UART_MCR: return s->mcr;
-	case UART_LSR: return UART_LSR_THRE | UART_LSR_TEMT; /* always ready */
+	case UART_LSR: /* the transmitter is always ready */
+		return UART_LSR_THRE | UART_LSR_TEMT | (s->rx_len ? UART_LSR_DR : 0);
 	case UART_MSR: return uart_msr(s);
 	case UART_SCR: return s->scr;
 	default: return 0xff;
@@ -201,20 +262,39 @@ static bool uart_write(struct serial *s, unsigned reg, uint8_t v)
 
 	switch (reg) {
 	case UART_RBR_THR:
-		if (!dlab)
-			return true;
-		s->dll = v;
-		break;
+		if (dlab) {
+			s->dll = v;
+			break;
+		}
+		/* The byte leaves at once: the holding register is empty again. */
+		s->thre_int = true;
+		if (s->mcr & UART_MCR_LOOP) /* a real UART hears itself */
+			rx_push(s, v);
+		return true;
 	case UART_IER:
-		if (dlab)
+		if (dlab) {
 			s->dlm = v;
-		else
-			s->ier = v & UART_IER_MASK;
+			break;
+		}
+		/* Enabling the empty-transmitter interrupt raises it at once. */
+		if ((v & UART_IER_THRI) && !(s->ier & UART_IER_THRI))
+			s->thre_int = true;
+		s->ier = v & UART_IER_MASK;
+		break;
+	case UART_IIR_FCR:
+		/*
+		 * The transmitter has no FIFO to fill (bytes leave at once), but
+		 * saying there is one lets Linux's console write 16 bytes per
+		 * LSR poll instead of one: half the exits per console byte.
+		 */
+		s->fifo = v & UART_FCR_ENABLE;
+		if (v & UART_FCR_CLEAR_RX)
+			s->rx_len = 0;
 		break;
 	case UART_LCR: s->lcr = v; break;
 	case UART_MCR: s->mcr = v & UART_MCR_MASK; break;
 	case UART_SCR: s->scr = v; break;
-	default: break; /* FCR, LSR, MSR: nothing to keep */
+	default: break; /* LSR, MSR: nothing to keep */
 	}
 	return false;
 }
@@ -243,9 +323,47 @@ void serial_io(struct serial *s, unsigned cpu, uint16_t port, bool is_write, uin
 				transmit = uart_write(s, reg, *b) && !(s->mcr & UART_MCR_LOOP);
 			else
 				*b = uart_read(s, reg);
+			uart_update_irq(s);
 			pthread_mutex_unlock(&s->lock);
 			if (transmit)
-				console_write(s, cpu, b, 1);
+				console_write(s, s->one_stream ? s->nlines - 1 : cpu, b, 1);
 		}
 	}
+}
+
+int serial_pio(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *data,
+	       unsigned size, unsigned count)
+{
+	struct serial *s = ctx;
+
+	/*
+	 * One stream has one writer at a time: a write that exits (the ring
+	 * was full) must not append while another vCPU drains the ring.
+	 */
+	if (s->one_stream && is_write)
+		pthread_mutex_lock(&vcpu->vm->ring_lock);
+	serial_io(s, vcpu->id, port, is_write, data, size, count);
+	if (s->one_stream && is_write)
+		pthread_mutex_unlock(&vcpu->vm->ring_lock);
+	return VCPU_RESUME;
+}
+
+void serial_set_irq(struct serial *s, void (*irq)(void *ctx, bool level), void *ctx)
+{
+	pthread_mutex_lock(&s->lock);
+	s->irq = irq;
+	s->irq_ctx = ctx;
+	pthread_mutex_unlock(&s->lock);
+}
+
+size_t serial_receive(struct serial *s, const uint8_t *buf, size_t len)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&s->lock);
+	while (s->irq && n < len && rx_push(s, buf[n]))
+		n++;
+	uart_update_irq(s);
+	pthread_mutex_unlock(&s->lock);
+	return n;
 }

@@ -9,8 +9,12 @@
 
 #include "csan/abi.h"
 
+struct vcpu;
+
 #define SERIAL_NPORTS	8
 #define SERIAL_LINE_MAX 512
+#define SERIAL_RX_MAX	64 /* bytes typed ahead of the guest's reads */
+#define SERIAL_IRQ	4  /* COM1's ISA IRQ */
 
 /*
  * One partial line per vCPU: bytes collect here until a newline, so that
@@ -30,8 +34,31 @@ struct serial {
 	struct serial_line *lines;
 	/* The guest's last "csan-result: " line, without its newline; "" before one. */
 	char result[SERIAL_LINE_MAX + 1];
+	/*
+	 * Sees every whole line in console order, under the lock, without
+	 * its newline (the guest profile's console_line); NULL: nobody.
+	 * Set before the vCPUs run.
+	 */
+	void (*line_hook)(void *ctx, const char *line, size_t len);
+	void *line_ctx;
 	/* 16550 registers the guest may write and read back. */
 	uint8_t ier, lcr, mcr, scr, dll, dlm;
+	/*
+	 * Every transmitted byte joins one line buffer (the last), whichever
+	 * vCPU wrote it: for console_ring.c, whose ring does not say.
+	 */
+	bool one_stream;
+	bool fifo; /* FCR bit 0: FIFOs on, so IIR says "16550A" and Linux writes 16 at a time */
+	/*
+	 * The receiver and the interrupt line, for guests that use them
+	 * (Linux): wired only once serial_set_irq() gave a line to drive.
+	 */
+	void (*irq)(void *ctx, bool level);
+	void *irq_ctx;
+	bool irq_level;	 /* what the line was last set to */
+	bool thre_int;	 /* transmitter-empty interrupt pending (IIR 0x02) */
+	uint8_t rx[SERIAL_RX_MAX];
+	unsigned rx_head, rx_len;
 };
 
 /*
@@ -55,6 +82,26 @@ static inline bool serial_owns_port(uint16_t port)
  * reads fill it.  Each byte is one register access, as on the real chip.
  */
 void serial_io(struct serial *s, unsigned cpu, uint16_t port, bool is_write, uint8_t *data,
+	       unsigned size, unsigned count);
+
+/*
+ * serial_set_irq - wire the UART's interrupt: @irq(@ctx, level) is called,
+ * under the UART's lock, whenever the line changes (IER, pending data or
+ * transmitter-empty, MCR OUT2 as on a PC).  Also turns the receiver on
+ * for serial_receive().  Call before the vCPUs run.
+ */
+void serial_set_irq(struct serial *s, void (*irq)(void *ctx, bool level), void *ctx);
+
+/*
+ * serial_receive - bytes typed for the guest: queued in the receiver (up
+ * to SERIAL_RX_MAX waiting), raising the interrupt if enabled.  Returns
+ * how many were taken: 0 when no interrupt is wired (the bundled guest
+ * reads no input) or the queue is full.  Any thread.
+ */
+size_t serial_receive(struct serial *s, const uint8_t *buf, size_t len);
+
+/* serial_pio - serial_io as a pio_handler (pio.h); @ctx is the struct serial. */
+int serial_pio(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *data,
 	       unsigned size, unsigned count);
 
 /*

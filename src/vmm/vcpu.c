@@ -8,9 +8,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "vmm/console_ring.h"
 #include "vmm/fault.h"
 #include "vmm/hw_watch.h"
-#include "vmm/hypercall.h"
+#include "vmm/profile.h"
 #include "vmm/sandbox.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
@@ -200,13 +201,11 @@ static int handle_io(struct vcpu *vcpu)
 	bool is_write = run->io.direction == KVM_EXIT_IO_OUT;
 	uint16_t port = run->io.port;
 
-	if (hc_owns_port(port))
-		return hc_handle_io(vcpu, port, is_write, data, run->io.size, run->io.count);
-	if (serial_owns_port(port))
-		serial_io(&vcpu->vm->serial, vcpu->id, port, is_write, data, run->io.size,
-			  run->io.count);
-	else
-		io_unhandled(vcpu, is_write, data, (unsigned)run->io.size * run->io.count);
+	const struct pio_range *r = pio_find(&vcpu->vm->pio, port);
+
+	if (r)
+		return r->fn(vcpu, r->ctx, port, is_write, data, run->io.size, run->io.count);
+	io_unhandled(vcpu, is_write, data, (unsigned)run->io.size * run->io.count);
 	return VCPU_RESUME;
 }
 
@@ -238,6 +237,18 @@ static int exit_fault(struct vcpu *vcpu)
 
 static int handle_exit(struct vcpu *vcpu)
 {
+	const struct guest_profile *p = vcpu->vm->profile;
+	uint32_t reason = vcpu->run->exit_reason;
+	int r;
+
+	/* Bytes the guest wrote to the UART before this exit come first. */
+	console_ring_drain(vcpu->vm);
+	/* A reboot or power-off may be an orderly end for the guest's kind. */
+	if ((reason == KVM_EXIT_SHUTDOWN || reason == KVM_EXIT_SYSTEM_EVENT) && p && p->exit) {
+		r = p->exit(vcpu);
+		if (r >= 0)
+			return r;
+	}
 	switch (vcpu->run->exit_reason) {
 	case KVM_EXIT_IO: return handle_io(vcpu);
 	case KVM_EXIT_MMIO: return handle_mmio(vcpu);

@@ -18,8 +18,10 @@
 #include <linux/kvm.h>
 
 #include "csan/abi.h"
+#include "vmm/console_ring.h"
 #include "vmm/cpuid.h"
 #include "vmm/hw_watch.h"
+#include "vmm/hypercall.h"
 #include "vmm/status_line.h"
 #include "vmm/vm.h"
 
@@ -246,6 +248,7 @@ int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t wh
 	vm->kvm_fd = vm->vm_fd = vm->end_fd = -1;
 	pthread_mutex_init(&vm->end_lock, NULL);
 	pthread_mutex_init(&vm->task_lock, NULL);
+	pthread_mutex_init(&vm->ring_lock, NULL);
 	pthread_cond_init(&vm->task_cond, NULL);
 
 	r = kvm_open(vm, why, whylen);
@@ -295,9 +298,22 @@ int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t wh
 		snprintf(why, whylen, "out of memory");
 		goto err;
 	}
-	r = serial_init(&vm->serial, vm->ncpus, STDOUT_FILENO);
+	/* One line buffer per vCPU and one for serial.one_stream. */
+	r = serial_init(&vm->serial, vm->ncpus + 1, STDOUT_FILENO);
 	if (r) {
 		snprintf(why, whylen, "cannot set up the console: %s", strerror(-r));
+		goto err;
+	}
+	/* The devices every guest has; a profile adds its own (profile.h). */
+	r = pio_register(&vm->pio, CSAN_COM1_PORT, SERIAL_NPORTS, "16550", serial_pio, &vm->serial);
+	if (!r)
+		r = pio_register(&vm->pio, CSAN_HC_PORT_BASE, CSAN_HC_PORT_COUNT, "hypercalls",
+				 hc_pio, NULL);
+	if (r) {
+		snprintf(why, whylen,
+			 "internal error: cannot register the console and hypercall "
+			 "ports: %s",
+			 strerror(-r));
 		goto err;
 	}
 	*out = vm;
@@ -331,6 +347,7 @@ void vm_destroy(struct vm *vm)
 	hw_engine_free(vm->hw);
 	pthread_cond_destroy(&vm->task_cond);
 	pthread_mutex_destroy(&vm->task_lock);
+	pthread_mutex_destroy(&vm->ring_lock);
 	pthread_mutex_destroy(&vm->end_lock);
 	free(vm);
 }
@@ -474,6 +491,7 @@ int vm_run(struct vm *vm, struct vm_outcome *out)
 	vm_supervise(vm, sig_fd);
 	status_line_end();
 	vcpu_stop_all(vm);
+	console_ring_drain(vm);
 	console_flush(&vm->serial);
 	/*
 	 * Under end_lock: the control thread may have written the outcome,

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vmm/pio.h"
 #include "vmm/serial.h"
 
 struct vcpu;
@@ -15,6 +16,7 @@ struct unwinder;
 struct report_log;
 struct csan_control;
 struct hw_engine;
+struct guest_profile;
 
 struct vm_config {
 	unsigned ncpus;
@@ -56,6 +58,16 @@ struct vm {
 	unsigned ncpus;
 	struct vcpu **vcpus;
 	struct serial serial;
+	struct pio_bus pio; /* the devices' port ranges (pio.c) */
+	/* KVM's coalesced PIO ring for the UART (console_ring.c); NULL: none. */
+	struct kvm_coalesced_mmio_ring *ring;
+	unsigned ring_max;
+	pthread_mutex_t ring_lock;
+	bool pc_platform;   /* the PC's ACPI extras, for a Linux guest (acpi.c) */
+
+	/* The kind of guest (profile.h) and the profile's own state; NULL: none. */
+	const struct guest_profile *profile;
+	void *profile_state;
 
 	/* The end of the run: the first vm_end() call wins. */
 	pthread_mutex_t end_lock;

@@ -51,6 +51,8 @@
 #define X86_CPUID_1_EBX_APIC_ID_SHIFT 24
 #define X86_CPUID_1_EBX_LOGICAL_SHIFT 16
 #define X86_CPUID_1_EDX_HTT	      (1u << 28)
+#define X86_CPUID_1_ECX_HYPERVISOR    (1u << 31)
+#define X86_CPUID_1_ECX_TSC_DEADLINE  (1u << 24)
 
 /* CPUID leaves 0xB / 0x1F, extended topology. */
 #define X86_TOPO_LEVEL_INVALID	  0

@@ -17,6 +17,7 @@
 #include "csan/abi.h"
 #include "csan/pvh.h"
 #include "vmm/elf_guest.h"
+#include "vmm/profile.h"
 #include "check.h"
 
 /* The version this tree speaks, as the messages spell it. */
@@ -115,6 +116,7 @@ static void test_valid(void)
 	CHECK(strcmp(g.path, path) == 0);
 	CHECK_EQ_U64(g.pvh_entry, TEXT);
 	CHECK_EQ_U64(g.abi_version, CSAN_ABI_VERSION);
+	CHECK(guest_profile_pick(&g, GUEST_AUTO, why, sizeof(why)) == &csan_profile);
 	CHECK_EQ_U64(g.nsegs, 2);
 	CHECK_EQ_U64(g.segs[0].paddr, TEXT);
 	CHECK_EQ_U64(g.segs[0].filesz, TEXT_FILESZ);
@@ -199,6 +201,32 @@ static void test_valid_pvh_desc8(void)
 	if (!expect_open(&im, &g, path, sizeof(path)))
 		return;
 	CHECK_EQ_U64(g.pvh_entry, TEXT + 8);
+	elf_guest_close(&g);
+	unlink(path);
+}
+
+/*
+ * A PVH kernel without the csan ABI note opens as a plain PVH kernel
+ * (abi_version 0): --guest=auto boots it as Linux, --guest=csan refuses
+ * it with what to do.
+ */
+static void test_valid_no_abi_note(void)
+{
+	char path[PATH_MAX], why[512];
+	struct elf_guest g;
+	struct img im;
+
+	img_default(&im);
+	img_notes_clear(&im);
+	img_note_pvh(&im, TEXT);
+	if (!expect_open(&im, &g, path, sizeof(path)))
+		return;
+	CHECK_EQ_U64(g.abi_version, 0);
+	CHECK(guest_profile_pick(&g, GUEST_AUTO, why, sizeof(why)) == &linux_profile);
+	CHECK(guest_profile_pick(&g, GUEST_LINUX, why, sizeof(why)) == &linux_profile);
+	CHECK(guest_profile_pick(&g, GUEST_CSAN, why, sizeof(why)) == NULL);
+	CHECK_CONTAINS(why, "no csan-vmm ABI note (this csan-vmm speaks ABI " ABI_STR ")");
+	CHECK_CONTAINS(why, "built for csan-vmm");
 	elf_guest_close(&g);
 	unlink(path);
 }
@@ -462,12 +490,6 @@ static void brk_pvh_two_entries(struct img *im)
 	img_note_pvh(im, TEXT + 4);
 }
 
-static void brk_no_abi_note(struct img *im)
-{
-	img_notes_clear(im);
-	img_note_pvh(im, TEXT);
-}
-
 static void brk_abi_999(struct img *im)
 {
 	img_notes_clear(im);
@@ -595,8 +617,6 @@ static const struct reject_case rejects[] = {
 	BROKEN(pvh_entry_data, -ENOEXEC, "PVH entry 0x200000", "PF_X"),
 	BROKEN(pvh_entry_bss, -ENOEXEC, "PVH entry 0x100100", "PF_X"),
 	BROKEN(pvh_two_entries, -ENOEXEC, "two PVH entry notes", "0x100000 and 0x100004"),
-	BROKEN(no_abi_note, -EPROTO, "no csan-vmm ABI note (this csan-vmm speaks ABI " ABI_STR ")",
-	       "built for csan-vmm"),
 	BROKEN(abi_999, -EPROTO, "guest ABI version 999, this csan-vmm speaks ABI " ABI_STR,
 	       "rebuild the guest from the same tree"),
 	BROKEN(abi_several, -EPROTO, "ABI version " ABI_STR ", ABI version 999", "speaks ABI " ABI_STR),
@@ -755,6 +775,7 @@ int main(void)
 	CASE(test_truncated_after_open);
 	CASE(test_valid_pvh_desc8);
 	CASE(test_valid_no_sections);
+	CASE(test_valid_no_abi_note);
 	CASE(test_valid_longest_name);
 	CASE(test_nonexistent);
 	CASE(test_directory);

@@ -74,6 +74,11 @@ static void test_values(void)
 	CHECK(PARSE(&o, msg, "-c", "64") == 0 && o.cpus == CSAN_MAX_CPUS);
 	CHECK(PARSE(&o, msg, "--sandbox=off") == 0 && !o.sandbox);
 	CHECK(PARSE(&o, msg, "--sandbox=off", "--sandbox=on") == 0 && o.sandbox);
+	CHECK(PARSE(&o, msg, "k.elf") == 0 && o.guest_kind == GUEST_AUTO && !o.mem_given);
+	CHECK(PARSE(&o, msg, "--guest=linux") == 0 && o.guest_kind == GUEST_LINUX);
+	CHECK(PARSE(&o, msg, "--guest=csan") == 0 && o.guest_kind == GUEST_CSAN);
+	CHECK(PARSE(&o, msg, "--guest=csan", "--guest=auto") == 0 && o.guest_kind == GUEST_AUTO);
+	CHECK(PARSE(&o, msg, "-m", "128M") == 0 && o.mem_given);
 }
 
 static void test_sizes(void)
@@ -120,6 +125,7 @@ static void test_rejections(void)
 	expect_rejected(PARSE(&o, msg, "--cpus"), msg, "needs a value");
 	expect_rejected(PARSE(&o, msg, "a.elf", "b.elf"), msg, "'b.elf'");
 	expect_rejected(PARSE(&o, msg, "--sandbox=yes"), msg, "--sandbox");
+	expect_rejected(PARSE(&o, msg, "--guest=bsd"), msg, "--guest: 'bsd' is not a kind");
 }
 
 int main(void)

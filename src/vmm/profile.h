@@ -1,0 +1,77 @@
+/* profile.h: what differs between kinds of guest kernel, behind one interface. */
+#ifndef CSAN_VMM_PROFILE_H
+#define CSAN_VMM_PROFILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct elf_guest;
+struct options;
+struct vm;
+struct vcpu;
+
+enum guest_kind {
+	GUEST_AUTO,  /* by the image: the csan ABI note picks csan, else linux */
+	GUEST_CSAN,  /* the bundled guest or one built on its runtime */
+	GUEST_LINUX, /* a plain PVH kernel: Linux */
+};
+
+/*
+ * A guest profile: the bundled csan guest and a Linux kernel boot on the
+ * same VM and report through the same pipeline; these hooks are where
+ * they differ.  Every hook may be NULL (nothing to do).
+ */
+struct guest_profile {
+	const char *name; /* "csan", "linux": --guest's words */
+
+	/* The guest command line for @o (malloc'd), or NULL when out of memory. */
+	char *(*cmdline)(const struct options *o, const char *scenario);
+
+	/*
+	 * Devices and boot data the guest needs beyond the common VM (RAM,
+	 * irqchip, vCPUs, the 16550, the hypercall ports, ACPI).  Called
+	 * after the image is loaded, before the vCPUs run.  Returns 0, or a
+	 * negative errno with a message in @why.
+	 */
+	int (*setup)(struct vm *vm, char *why, size_t whylen);
+
+	/*
+	 * One whole console line (no newline), in console order, under the
+	 * console lock: may call vm_end(), must not write to the console.
+	 */
+	void (*console_line)(struct vm *vm, const char *line, size_t len);
+
+	/*
+	 * A vCPU exit the common loop does not own (KVM_EXIT_SHUTDOWN,
+	 * KVM_EXIT_SYSTEM_EVENT).  Returns VCPU_RESUME or VCPU_STOP when the
+	 * profile took it, -1 when it is a fault like any other.
+	 */
+	int (*exit)(struct vcpu *vcpu);
+
+	/*
+	 * After the run, before the exit status is decided: print what the
+	 * profile saw on @out; returns the exit status to use, given the
+	 * @status the run would end with.
+	 */
+	int (*summarize)(struct vm *vm, int status, FILE *out);
+
+	/* Release what setup() allocated; @vm is about to be destroyed. */
+	void (*teardown)(struct vm *vm);
+};
+
+extern const struct guest_profile csan_profile;
+extern const struct guest_profile linux_profile;
+
+/*
+ * guest_profile_pick - the profile for @g: @kind, or for GUEST_AUTO the
+ * csan profile when @g carries the csan ABI note and the Linux one
+ * otherwise.  Returns NULL with a message in @why when @kind is
+ * GUEST_CSAN and @g has no csan ABI note.
+ */
+const struct guest_profile *guest_profile_pick(const struct elf_guest *g, enum guest_kind kind,
+					       char *why, size_t whylen);
+
+/* guest_kind_parse - "auto", "csan", "linux" to @out; -EINVAL otherwise. */
+int guest_kind_parse(const char *s, enum guest_kind *out);
+
+#endif /* CSAN_VMM_PROFILE_H */
