@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "vmm/emulated_args.h"
+#include "vmm/linux_guest.h"
 
 struct argv_builder {
 	char **v;
@@ -104,7 +105,10 @@ static void add_inner_options(struct argv_builder *b, const struct options *o,
 	add(b, "csan-vmm");
 	add(b, "--host=kvm"); /* inside, /dev/kvm is kvm-amd: never recurse */
 	add(b, "--cpus=%u", o->cpus);
-	add(b, "--memory=%lluK", (unsigned long long)(o->mem_bytes >> 10));
+	if (o->mem_given)
+		add(b, "--memory=%lluK", (unsigned long long)(o->mem_bytes >> 10));
+	if (o->guest_kind != GUEST_AUTO)
+		add(b, "--guest=%s", o->guest_kind == GUEST_LINUX ? "linux" : "csan");
 	if (o->append)
 		add(b, "--append=%s", o->append);
 	if (o->scenario)

@@ -70,7 +70,8 @@ static void pipeline_close(struct pipeline *p)
  * Open the symbolizer on @path and a report log for a run in @ro's mode.
  * Returns 0, or -errno after printing why.
  */
-static int pipeline_open(struct pipeline *p, const struct guest_run_opts *ro, const char *path)
+static int pipeline_open(struct pipeline *p, const struct guest_run_opts *ro, const char *path,
+			 const struct guest_profile *prof)
 {
 	struct report_log_opts lo = { 0 };
 	char why[WHY_LEN];
@@ -91,6 +92,8 @@ static int pipeline_open(struct pipeline *p, const struct guest_run_opts *ro, co
 	lo.json = ro->report_json;
 	lo.interval_ms = REPORT_LOG_DEFAULT_INTERVAL_MS;
 	lo.before_print = status_line_hide;
+	if (prof->report_log_opts)
+		prof->report_log_opts(&lo);
 	rc = report_log_new(&lo, &p->log);
 	if (rc) {
 		fprintf(stderr, "csan-vmm: out of memory\n");
@@ -224,7 +227,7 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 		fprintf(stderr, "csan-vmm: %s\n", why);
 		goto out;
 	}
-	if (pipeline_open(&pipe, ro, g->path))
+	if (pipeline_open(&pipe, ro, g->path, prof))
 		goto out;
 	cmdline = prof->cmdline(o, ro->scenario);
 	if (!cmdline) {
@@ -265,6 +268,8 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 	control = NULL;
 	console_result_line(&vm->serial, res->result_line, sizeof(res->result_line));
 	/* Every vCPU has stopped: the log is complete, whatever ended the run. */
+	if (prof->console_end)
+		prof->console_end(vm);
 	report_log_summary(pipe.log);
 	if (!o->quiet) {
 		hc_attach_print_counters(vm, stderr);

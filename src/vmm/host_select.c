@@ -7,9 +7,11 @@
 
 #include "vmm/host_select.h"
 #include "vmm/probe.h"
+#include "vmm/profile.h"
 #include "vmm/vm.h"
 
-enum opt_host host_select(const struct options *o, char *why, size_t whylen)
+enum opt_host host_select(const struct options *o, const struct guest_profile *prof, char *why,
+			  size_t whylen)
 {
 	char detail[400];
 	int fd;
@@ -22,6 +24,11 @@ enum opt_host host_select(const struct options *o, char *why, size_t whylen)
 		return OPT_HOST_EMULATED;
 	}
 	close(fd);
+	if (prof == &linux_profile && probe_kvm_is_pvm()) {
+		snprintf(why, whylen, "a Linux guest does not run on this KVM (kvm_pvm emulates "
+				      "kernel code and stops at XRSTOR, CLAC, POPCNT and others)");
+		return OPT_HOST_EMULATED;
+	}
 	if ((o->watch_hw || o->compare) && probe_data_watchpoints(detail, sizeof(detail)) != 1) {
 		char *advice = strstr(detail, "; what to do"); /* the switch is the advice */
 

@@ -6,14 +6,18 @@
 
 #include "vmm/options.h"
 
+struct guest_profile;
+
 /*
- * host_select - where @o's run goes: @o->host when it is kvm or emulated;
- * for auto, OPT_HOST_KVM when /dev/kvm opens and, if the run needs hardware
+ * host_select - where @o's run of a @prof guest goes: @o->host when it is
+ * kvm or emulated; for auto, OPT_HOST_KVM when /dev/kvm opens, can run
+ * such a guest (Linux does not run on PVM) and, if the run needs hardware
  * watchpoints (--watch=hw, --compare), delivers them to guests (a probe of
  * a few milliseconds); else OPT_HOST_EMULATED, with the reason in @why
  * (@whylen bytes) for the one line csan-vmm prints about it.
  */
-enum opt_host host_select(const struct options *o, char *why, size_t whylen);
+enum opt_host host_select(const struct options *o, const struct guest_profile *prof, char *why,
+			  size_t whylen);
 
 /* What the emulated host costs, for that line and --help. */
 #define HOST_EMULATED_COST                                                      \

@@ -17,6 +17,8 @@
 #include "vmm/profile.h"
 #include "vmm/vm.h"
 #include "watch/ktap.h"
+#include "watch/linux_report.h"
+#include "watch/report_log.h"
 
 /* The 8259s' pins and the I/O APIC's, as KVM's in-kernel irqchip has them. */
 #define PIC_IRQS	16
@@ -29,6 +31,8 @@ struct linux_state {
 	struct pc_ports ports;
 	/* Under the console lock (console_line), read after the run. */
 	struct ktap ktap;
+	struct linux_report_parser *kcsan; /* Linux's own KCSAN reports */
+	unsigned kcsan_lost;		   /* blocks that could not be records */
 	bool panicked;
 	bool restarting; /* Linux said "reboot: Restarting system" */
 	char panic[SERIAL_LINE_MAX + 1];
@@ -102,13 +106,34 @@ static int linux_exit(struct vcpu *vcpu)
 	}
 }
 
+/*
+ * A KCSAN report Linux printed, into the report log: symbolized against
+ * the vmlinux, counted, deduplicated, in the JSON.  One that cannot be a
+ * record (no frame of a side in the vmlinux) is said and counted as lost.
+ */
+static void kcsan_submit(struct vm *vm, struct linux_state *ls, struct linux_report *lr)
+{
+	char why[256];
+	int rc = linux_report_submit(vm->reports, vm->sym, lr, NULL, why, sizeof(why));
+
+	if (rc < 0) {
+		ls->kcsan_lost++;
+		fprintf(stderr, "csan-vmm: a KCSAN report on the Linux console could not be read: %s\n",
+			rc == -ENOMEM ? "out of memory" : why);
+	}
+	linux_report_free(lr);
+}
+
 void linux_console_line(struct vm *vm, const char *line, size_t len)
 {
 	struct linux_state *ls = state(vm);
+	struct linux_report *lr;
 	const char *p;
 
 	while (len && (line[len - 1] == '\r' || line[len - 1] == '\n'))
 		len--;
+	if (ls->kcsan && linux_report_feed(ls->kcsan, line, len, &lr) == LINUX_LINE_DONE)
+		kcsan_submit(vm, ls, lr);
 	ktap_line(&ls->ktap, line, len);
 	p = memmem(line, len, LINUX_PANIC_PREFIX, sizeof(LINUX_PANIC_PREFIX) - 1);
 	if (p && !ls->panicked) {
@@ -206,6 +231,11 @@ static int linux_setup(struct vm *vm, char *why, size_t whylen)
 	}
 	cmos_init(&ls->cmos);
 	ktap_init(&ls->ktap);
+	if (linux_report_parser_new(&ls->kcsan)) {
+		free(ls);
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
 	ls->ports.power = linux_power;
 	vm->profile_state = ls;
 	vm->pc_platform = true;
@@ -237,6 +267,23 @@ static int linux_setup(struct vm *vm, char *why, size_t whylen)
 	return rc;
 }
 
+/* KCSAN's word for a scoped access, and every block it printed in the JSON. */
+static void linux_report_log_opts(struct report_log_opts *lo)
+{
+	lo->env.scoped_word = "reordered";
+	/* KCSAN already prints a race at most once per KCSAN_REPORT_ONCE_IN_MS. */
+	lo->interval_ms = 0;
+}
+
+static void linux_console_end(struct vm *vm)
+{
+	struct linux_state *ls = state(vm);
+	struct linux_report *lr;
+
+	if (ls && ls->kcsan && linux_report_flush(ls->kcsan, &lr))
+		kcsan_submit(vm, ls, lr);
+}
+
 static int linux_summarize(struct vm *vm, int status, FILE *out)
 {
 	struct linux_state *ls = state(vm);
@@ -244,6 +291,9 @@ static int linux_summarize(struct vm *vm, int status, FILE *out)
 	if (!ls)
 		return status;
 	ktap_print(&ls->ktap, out);
+	if (ls->kcsan_lost)
+		fprintf(out, "csan-vmm: %u KCSAN report%s on the console could not be read (said above)\n",
+			ls->kcsan_lost, ls->kcsan_lost == 1 ? "" : "s");
 	if (ls->panicked) {
 		fprintf(out, "csan-vmm: Linux panicked: %s\n", ls->panic);
 		return EXIT_GUEST_FAILED;
@@ -261,6 +311,7 @@ static void linux_teardown(struct vm *vm)
 	if (!ls)
 		return;
 	cmos_destroy(&ls->cmos);
+	linux_report_parser_free(ls->kcsan);
 	free(ls);
 	vm->profile_state = NULL;
 }
@@ -268,9 +319,11 @@ static void linux_teardown(struct vm *vm)
 const struct guest_profile linux_profile = {
 	.name = "linux",
 	.cmdline = linux_cmdline,
+	.report_log_opts = linux_report_log_opts,
 	.setup = linux_setup,
 	.console_line = linux_console_line,
 	.exit = linux_exit,
+	.console_end = linux_console_end,
 	.summarize = linux_summarize,
 	.teardown = linux_teardown,
 };

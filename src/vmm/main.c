@@ -23,6 +23,7 @@
 #include "vmm/hw_watch.h"
 #include "vmm/options.h"
 #include "vmm/probe.h"
+#include "vmm/profile.h"
 
 #define WHY_LEN 512
 
@@ -129,6 +130,7 @@ int main(int argc, char **argv)
 {
 	struct options o;
 	struct elf_guest g;
+	const struct guest_profile *prof;
 	char why[WHY_LEN];
 	char *bundled = NULL;
 	const char *path;
@@ -184,7 +186,10 @@ int main(int argc, char **argv)
 			list_scenarios(&g);
 			status = EXIT_CLEAN;
 		}
-	} else if (host_select(&o, why, sizeof(why)) == OPT_HOST_EMULATED) {
+	} else if (!(prof = guest_profile_pick(&g, o.guest_kind, why, sizeof(why)))) {
+		fprintf(stderr, "csan-vmm: %s\n", why);
+		status = EXIT_USAGE;
+	} else if (host_select(&o, prof, why, sizeof(why)) == OPT_HOST_EMULATED) {
 		status = run_emulated(&o, &g, why);
 	} else {
 		status = o.compare ? compare_run(&o, &g) : run_once(&o, &g);

@@ -249,6 +249,13 @@ static const char *kvm_flavour(void)
 	return m ? m->aside : "";
 }
 
+bool probe_kvm_is_pvm(void)
+{
+	const struct kvm_module *m = kvm_module();
+
+	return m && strcmp(m->name, "kvm_pvm") == 0;
+}
+
 /* A live check's result: works 1 yes, 0 no, < 0 could not check (-errno). */
 struct probe_check {
 	int works;

@@ -2,6 +2,7 @@
 #ifndef CSAN_VMM_PROBE_H
 #define CSAN_VMM_PROBE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -19,6 +20,12 @@
  * reason in @why.
  */
 int probe_data_watchpoints(char *why, size_t whylen);
+
+/*
+ * probe_kvm_is_pvm - whether this host's KVM is PVM (kvm_pvm: guest kernel
+ * code emulated instruction by instruction, some instructions not at all).
+ */
+bool probe_kvm_is_pvm(void);
 
 /*
  * probe_report - csan-vmm --probe: print on @out one line per thing this

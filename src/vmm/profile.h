@@ -7,6 +7,7 @@
 
 struct elf_guest;
 struct options;
+struct report_log_opts;
 struct vm;
 struct vcpu;
 
@@ -28,6 +29,12 @@ struct guest_profile {
 	char *(*cmdline)(const struct options *o, const char *scenario);
 
 	/*
+	 * How this kind of guest's reports are logged: words and rate limit
+	 * (@lo is filled for the bundled guest's reports; change what differs).
+	 */
+	void (*report_log_opts)(struct report_log_opts *lo);
+
+	/*
 	 * Devices and boot data the guest needs beyond the common VM (RAM,
 	 * irqchip, vCPUs, the 16550, the hypercall ports, ACPI).  Called
 	 * after the image is loaded, before the vCPUs run.  Returns 0, or a
@@ -47,6 +54,13 @@ struct guest_profile {
 	 * profile took it, -1 when it is a fault like any other.
 	 */
 	int (*exit)(struct vcpu *vcpu);
+
+	/*
+	 * After the run, every vCPU stopped, before the race summary: hand
+	 * the report log what the console still holds (a report cut off by
+	 * the end of the run).
+	 */
+	void (*console_end)(struct vm *vm);
 
 	/*
 	 * After the run, before the exit status is decided: print what the

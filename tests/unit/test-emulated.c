@@ -55,11 +55,11 @@ static void test_round_trip(void)
 	CHECK(options_parse(ARGC("--cpus=4", "-m", "1G", "-a", "x=1", "-a", "y='2 3'",
 				 "--scenario=bits", "--timeout=30", "--seed=99", "--watch=hw",
 				 "--report-json=r.json", "--sandbox=off", "-q", "--host=emulated",
-				 "g.elf"),
+				 "--guest=linux", "g.elf"),
 			    ARGV("--cpus=4", "-m", "1G", "-a", "x=1", "-a", "y='2 3'",
 				 "--scenario=bits", "--timeout=30", "--seed=99", "--watch=hw",
 				 "--report-json=r.json", "--sandbox=off", "-q", "--host=emulated",
-				 "g.elf"),
+				 "--guest=linux", "g.elf"),
 			    &o, stderr) == 0);
 	in.report_json = "/home/u/r.json";
 	v = emulated_argv(&o, &in);
@@ -71,7 +71,9 @@ static void test_round_trip(void)
 	CHECK(options_parse((int)count(inner), (char **)inner, &back, stderr) == 0);
 	CHECK(back.host == OPT_HOST_KVM); /* inside, never recurse */
 	CHECK(back.cpus == 4);
+	CHECK(back.mem_given);
 	CHECK_EQ_U64(back.mem_bytes, 1ull << 30);
+	CHECK(back.guest_kind == GUEST_LINUX);
 	CHECK(back.append && strcmp(back.append, "x=1 y='2 3'") == 0);
 	CHECK(back.scenario && strcmp(back.scenario, "bits") == 0);
 	CHECK(back.timeout_s == 30 && back.seed_given && back.seed == 99);
@@ -121,9 +123,11 @@ static void test_compare_and_keys(void)
 	CHECK(back.scenario && strcmp(back.scenario, "all") == 0);
 	CHECK(back.console_escapes == CONSOLE_ESCAPES_ON);
 	CHECK(!back.seed_given && !back.sandbox_given && back.timeout_s == 0);
+	CHECK(!back.mem_given && back.guest_kind == GUEST_AUTO); /* the defaults stay the inner's */
 	CHECK(has(v, "--stdin", false));
 	CHECK(has(v, "--cpus=1", false));
-	CHECK(has(v, "--memory=2048", false)); /* the floor */
+	/* No --memory: room for a Linux guest's 512 MiB default, at least the floor. */
+	CHECK(has(v, "--memory=2048", false));
 	snprintf(limit, sizeof(limit), "--timeout=%u", EMU_TIMEOUT_NONE_S);
 	CHECK(has(v, limit, false));
 	CHECK(has(v, "--output=" EMU_COMPARE_JSON ":/tmp/c.json", false));

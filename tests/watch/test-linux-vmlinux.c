@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -163,9 +164,47 @@ static int check_report(struct sym *sym, const struct linux_report *lr)
 	return inl;
 }
 
+/*
+ * Without $CSAN_VMLINUX: the suite's test kernel, from its cache (the
+ * script builds it when it is not there yet; tools/check.sh builds it
+ * before the suite).  Returns 0 with its path in @buf, SKIP when this
+ * machine cannot build it (the script's reason printed), 1 on failure.
+ */
+static int test_kernel(char *buf, size_t len)
+{
+	const char *top = getenv("top_srcdir");
+	char cmd[4096];
+	FILE *p;
+	int st;
+
+	if (!top) {
+		printf("test-linux-vmlinux: SKIP: set CSAN_VMLINUX, or run it through make check\n");
+		return SKIP;
+	}
+	snprintf(cmd, sizeof(cmd), "'%s/tools/linux/build-vmlinux.sh' -q", top);
+	p = popen(cmd, "r");
+	if (!p || !fgets(buf, (int)len, p)) {
+		st = p ? pclose(p) : -1;
+		if (WIFEXITED(st) && WEXITSTATUS(st) == SKIP) {
+			printf("test-linux-vmlinux: SKIP: the test kernel cannot be built here (see above)\n");
+			return SKIP;
+		}
+		fprintf(stderr, "test-linux-vmlinux: %s failed (status %d)\n", cmd, st);
+		return 1;
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	st = pclose(p);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "test-linux-vmlinux: %s failed (status %d)\n", cmd, st);
+		return 1;
+	}
+	return 0;
+}
+
 int main(void)
 {
 	const char *vmlinux = getenv("CSAN_VMLINUX");
+	char built[4096];
 	struct linux_report *r[MAX_REPORTS];
 	struct report_log_opts o = { .env = { .guest = "vmlinux", .mode = "soft" } };
 	struct report_log *log = NULL;
@@ -174,9 +213,10 @@ int main(void)
 	FILE *f;
 
 	if (!vmlinux || !*vmlinux) {
-		printf("test-linux-vmlinux: SKIP: set CSAN_VMLINUX to the vmlinux that "
-		       "tools/linux/build-vmlinux.sh prints\n");
-		return SKIP;
+		rc = test_kernel(built, sizeof(built));
+		if (rc)
+			return rc;
+		vmlinux = built;
 	}
 	f = fopen(excerpt(), "r");
 	if (!f) {
