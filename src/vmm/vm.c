@@ -18,6 +18,7 @@
 #include <linux/kvm.h>
 
 #include "csan/abi.h"
+#include "vmm/acpi.h"
 #include "vmm/console_ring.h"
 #include "vmm/cpuid.h"
 #include "vmm/hw_watch.h"
@@ -102,6 +103,27 @@ static int kvm_open(struct vm *vm, char *why, size_t whylen)
 	if (fd < 0)
 		return fd;
 	vm->kvm_fd = fd;
+	return 0;
+}
+
+/*
+ * KVM's I/O APIC starts with ID 0; give it the one the MADT names, so a
+ * guest that reads the ID register sees what its firmware tables say.
+ */
+static int ioapic_set_id(struct vm *vm, unsigned id, char *why, size_t whylen)
+{
+	struct kvm_irqchip chip = { .chip_id = KVM_IRQCHIP_IOAPIC };
+
+	if (ioctl(vm->vm_fd, KVM_GET_IRQCHIP, &chip) < 0) {
+		snprintf(why, whylen, "KVM_GET_IRQCHIP (I/O APIC) failed: %s", strerror(errno));
+		return -errno;
+	}
+	chip.chip.ioapic.id = id;
+	if (ioctl(vm->vm_fd, KVM_SET_IRQCHIP, &chip) < 0) {
+		snprintf(why, whylen, "KVM_SET_IRQCHIP (I/O APIC ID %u) failed: %s", id,
+			 strerror(errno));
+		return -errno;
+	}
 	return 0;
 }
 
@@ -276,6 +298,9 @@ int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t wh
 		snprintf(why, whylen, "KVM_CREATE_IRQCHIP failed: %s", strerror(errno));
 		goto err;
 	}
+	r = ioapic_set_id(vm, acpi_ioapic_id(cfg->ncpus), why, whylen);
+	if (r)
+		goto err;
 	r = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
 	if (r < (int)sizeof(struct kvm_run)) {
 		r = r < 0 ? -errno : -EINVAL;

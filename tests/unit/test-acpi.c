@@ -100,8 +100,36 @@ static void test_tables(bool pc)
 	free(ram);
 }
 
+/*
+ * The I/O APIC's ID fits KVM's 4-bit register and, while it can, is no
+ * CPU's: 4 CPUs -> 4, 15 -> 15, 16 and 64 -> 0 (its own name space).
+ */
+static void test_ioapic_id(void)
+{
+	static const unsigned cpus[] = { 1, 4, 15, 16, 64 }, want[] = { 1, 4, 15, 0, 0 };
+	uint8_t *ram = calloc(1, RAM_SIZE);
+	const uint8_t *madt, *io = NULL;
+	uint64_t rsdp_gpa;
+	unsigned i;
+
+	CHECK(ram != NULL);
+	if (!ram)
+		return;
+	for (i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
+		CHECK_EQ_U64(acpi_ioapic_id(cpus[i]), want[i]);
+		CHECK(acpi_build(ram, RAM_SIZE, cpus[i], true, &rsdp_gpa) == 0);
+		madt = table(ram, u64(table(ram, u64(ram + rsdp_gpa + 24), "XSDT") + 36), "APIC");
+		CHECK_EQ_U64(madt_count(madt, 0, &io), cpus[i]);
+		CHECK_EQ_U64(madt_count(madt, 1, &io), 1);
+		if (io)
+			CHECK_EQ_U64(io[2], want[i]); /* the entry's I/O APIC ID byte */
+	}
+	free(ram);
+}
+
 int main(void)
 {
+	test_ioapic_id();
 	test_tables(false);
 	test_tables(true);
 	return check_exit_status("test-acpi");
