@@ -7,7 +7,7 @@ require_emulated_host
 run_host --host=emulated --cpus=2 --timeout=120
 expect_rc 0
 expect_out '^csan-result: scenario=selftest status=pass cpus=2 '
-expect_err '^csan-vmm: booting /csan/guest/csan-guest on 2 vCPUs, 64 MiB, watch mode soft, '
+expect_err '^csan-vmm: booting /csan/guest/csan-guest \(csan guest\) on 2 vCPUs, 64 MiB, watch mode soft, '
 expect_err '^csan-vmm: guest finished, no races reported$'
 # An explicit --host never explains itself.
 ! grep -q 'running in the emulated host' "$err" || fail "--host=emulated printed the auto line"

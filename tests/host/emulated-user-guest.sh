@@ -11,7 +11,7 @@ run_host --host=emulated --compare --scenario=my-race --timeout=120 --seed=7 \
 	--compare-json="$work/compare.json" csan-guest-my-race
 expect_rc 1
 expect_out '^csan-vmm --compare: seed 7, timeout 120 s, 2 vCPUs, 1 scenario$'
-expect_err '^csan-vmm: booting /csan/guest/csan-guest-my-race on 2 vCPUs, .* watch mode hw, '
+expect_err '^csan-vmm: booting /csan/guest/csan-guest-my-race \(csan guest\) on 2 vCPUs, .* watch mode hw, '
 expect_out '^  my-race +[1-9][0-9]* +[0-9.]+s +[a-z+-]+ +[1-9][0-9]* +[0-9.]+s +[a-z+-]+ +data-race in my_race_poll / my_race_publish$'
 grep -q '"type":"compare","seed":7,' "$work/compare.json" ||
 	fail "--compare-json did not land: $(head -c 300 "$work/compare.json" 2>&1)"
