@@ -39,6 +39,22 @@ access_line() {
 		"$1" "${2:-[0-9]+}" "${3:-task [0-9]+}"
 }
 
+# marked KIND: an ERE for the kind of a marked access (KIND read, write
+# or read-write) on side 1, the access that ran into the watchpoint.  In
+# hw mode a debug register may be what saw it, and the trapping
+# instruction does not say whether the source marked it: a plain load or
+# store reads as "read" or "write", a locked read-modify-write as
+# "read-write (marked)", and one it cannot decode as "write".
+marked() {
+	if [ "$watch_mode" != hw ]; then
+		printf '%s \\(marked\\)' "$1"
+	elif [ "$1" = read-write ]; then
+		printf '(read-write \\(marked\\)|read-write|write)'
+	else
+		printf '%s( \\(marked\\))?' "$1"
+	fi
+}
+
 # top_frame FUNC FILE: an ERE for a frame in FUNC (with +offset/size)
 # symbolized to FILE (an ERE, the end of the path) and a line.
 top_frame() {

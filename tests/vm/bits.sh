@@ -11,7 +11,7 @@ expect_out '^csan-result: scenario=bits status=pass expect=assert mode='"$watch_
 # runs into it (side 1), and the owned bit it flipped is named.  The fine
 # writer's changes, outside the mask, are never reported.
 allow_report 'assert: race in bits_buggy_writer / bits_owner' \
-	"$(access_line 'read-write \(marked\)' 8)" "$(top_frame bits_buggy_writer 'scenarios/bits\.c')" \
+	"$(access_line "$(marked read-write)" 8)" "$(top_frame bits_buggy_writer 'scenarios/bits\.c')" \
 	"$(access_line 'assert no writes' 8)" "$(top_frame bits_owner 'scenarios/bits\.c')" \
 	' bits changed: 0x0*1 with mask 0x0*ff'
 expect_reports 1

@@ -12,10 +12,10 @@ expect_out '^csan-result: scenario=init-assert-early status=pass expect=assert m
 f='scenarios/init-assert-early\.c'
 init=$(top_frame init_assert_early_init "$f")
 allow_report 'assert: race in init_assert_early_init / init_assert_early_update' \
-	"$(access_line 'read-write \(marked\)' 8)" "$(top_frame init_assert_early_update "$f")" \
+	"$(access_line "$(marked read-write)" 8)" "$(top_frame init_assert_early_update "$f")" \
 	"$(access_line 'assert no accesses' 16)" "$init"
 allow_report 'assert: race in init_assert_early_init / init_assert_early_reader' \
-	"$(access_line 'read \(marked\)' 8)" "$(top_frame init_assert_early_reader "$f")" \
+	"$(access_line "$(marked read)" 8)" "$(top_frame init_assert_early_reader "$f")" \
 	"$(access_line 'assert no accesses' 16)" "$init"
 expect_reports 1
 expect_report_counts

@@ -10,7 +10,7 @@ expect_out '^csan-result: scenario=percpu-offcpu status=pass expect=assert mode=
 # The owner's assertion is watched (side 2); the remote CPU's WRITE_ONCE()
 # runs into it (side 1).  The READ_ONCE() readers never do.
 allow_report 'assert: race in percpu_offcpu_buggy_remote / percpu_offcpu_owner_inc' \
-	"$(access_line 'write \(marked\)' 8)" "$(top_frame percpu_offcpu_buggy_remote 'scenarios/percpu-offcpu\.c')" \
+	"$(access_line "$(marked write)" 8)" "$(top_frame percpu_offcpu_buggy_remote 'scenarios/percpu-offcpu\.c')" \
 	"$(access_line 'assert no writes' 8)" "$(top_frame percpu_offcpu_owner_inc 'scenarios/percpu-offcpu\.c')"
 expect_reports 1
 expect_report_counts

@@ -14,7 +14,7 @@ writer=$(top_frame plain_write_atomic_writer "$f")
 allow_report 'data-race in plain_write_atomic_writer / plain_write_atomic_writer' \
 	"$(access_line write 8)" "$writer" "$(access_line write 8)" "$writer"
 allow_report 'data-race in plain_write_atomic_reader / plain_write_atomic_writer' \
-	"$(access_line 'read \(marked\)' 8)" "$(top_frame plain_write_atomic_reader "$f")" \
+	"$(access_line "$(marked read)" 8)" "$(top_frame plain_write_atomic_reader "$f")" \
 	"$(access_line write 8)" "$writer"
 expect_reports 1
 expect_err '^value changed: 0x[0-9a-f]+ -> 0x[0-9a-f]+$' 

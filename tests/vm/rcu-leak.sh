@@ -12,7 +12,7 @@ expect_out '^csan-result: scenario=rcu-leak status=pass expect=assert mode='"$wa
 # The reclaim's assertion is watched (side 2); the leaky reader's
 # READ_ONCE() runs into it (side 1).  The good reader never does.
 allow_report 'assert: race in rcu_leak_leaky_reader / rcu_leak_reclaim' \
-	"$(access_line 'read \(marked\)' 8)" "$(top_frame rcu_leak_leaky_reader 'scenarios/rcu-leak\.c')" \
+	"$(access_line "$(marked read)" 8)" "$(top_frame rcu_leak_leaky_reader 'scenarios/rcu-leak\.c')" \
 	"$(access_line 'assert no accesses' 16)" "$(top_frame rcu_leak_reclaim 'scenarios/rcu-leak\.c')"
 expect_reports 1
 expect_report_counts

@@ -11,7 +11,7 @@ expect_out '^csan-result: scenario=refcount-reserve status=pass expect=assert mo
 # The release's assertion is watched (side 2); the buggy user's atomic
 # add runs into it (side 1).
 allow_report 'assert: race in refcount_reserve_buggy_user / refcount_reserve_put' \
-	"$(access_line 'read-write \(marked\)' 8)" \
+	"$(access_line "$(marked read-write)" 8)" \
 	"$(top_frame refcount_reserve_buggy_user 'scenarios/refcount-reserve\.c')" \
 	"$(access_line 'assert no accesses' 8)" "$(top_frame refcount_reserve_put 'scenarios/refcount-reserve\.c')"
 expect_reports 1

@@ -11,7 +11,7 @@ expect_out '^csan-result: scenario=writer-assert status=pass expect=assert mode=
 # buggy writer's WRITE_ONCE() runs into it (side 1).  A lockless reader
 # never races with it.
 allow_report 'assert: race in writer_assert_buggy_writer / writer_assert_locked_writer' \
-	"$(access_line 'write \(marked\)' 8)" "$(top_frame writer_assert_buggy_writer 'scenarios/writer-assert\.c')" \
+	"$(access_line "$(marked write)" 8)" "$(top_frame writer_assert_buggy_writer 'scenarios/writer-assert\.c')" \
 	"$(access_line 'assert no writes' 8)" "$(top_frame writer_assert_locked_writer 'scenarios/writer-assert\.c')"
 expect_reports 1
 expect_report_counts
