@@ -110,16 +110,20 @@ sum_of() {
 
 # expect_watched [MIN_ITERATIONS]: a row that reports nothing really
 # watched: the counters csan-vmm prints at exit show watchpoints set up,
-# the workers ran at least MIN_ITERATIONS steps (default 1000: a 3-second
-# race-free row takes some 3,000 on PVM, millions in the emulated host),
-# and in hw mode debug registers were armed (expect_watch_mode).
+# the workers ran at least MIN_ITERATIONS steps, and in hw mode debug
+# registers were armed (expect_watch_mode).  The default minimum: a
+# 3-second race-free row takes millions of steps in the emulated host,
+# but on PVM, which emulates guest kernel code, some 3,000, and under a
+# loaded machine under 1,000.
 expect_watched() {
 	setup=$(sed -n 's/^csan-vmm: counters: .* setup_watchpoints=\([0-9][0-9]*\) .*/\1/p' "$err" | tail -n 1)
 	[ -n "$setup" ] && [ "$setup" -gt 0 ] ||
 		fail "setup_watchpoints=${setup:-missing} at exit: the run never watched"
+	min=${1:-1000}
+	[ $# -gt 0 ] || ! on_pvm || min=100
 	iters=$(sed -n 's/^csan-result: .* iterations=\([0-9][0-9]*\) .*/\1/p' "$out")
-	[ -n "$iters" ] && [ "$iters" -ge "${1:-1000}" ] ||
-		fail "iterations=${iters:-missing}, want at least ${1:-1000}"
+	[ -n "$iters" ] && [ "$iters" -ge "$min" ] ||
+		fail "iterations=${iters:-missing}, want at least $min"
 	echo "watched: setup_watchpoints=$setup iterations=$iters"
 	expect_watch_mode
 }
