@@ -43,6 +43,10 @@ apt-get install -y -q --no-install-recommends \
 	libcapstone-dev libseccomp-dev \
 	python3 gnuplot-nox xz-utils
 
+# Tests: the suite's awk checks must mean the same under each awk Debian
+# has (tests/README.md runs it under both).
+apt-get install -y -q --no-install-recommends gawk mawk
+
 # Harness: QEMU >= 9.1 (backports), a static busybox and cpio for the
 # emulated host's initramfs.  The cloud kernel is fetched by the harness
 # itself with apt-get download (unpacked, never installed).

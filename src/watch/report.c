@@ -212,6 +212,12 @@ static bool is_runtime(const char *func)
 	return func && (strncmp(func, "csan_", 5) == 0 || strncmp(func, "__tsan_", 7) == 0);
 }
 
+/* A frame of the runtime: by its function's name, or the ELF symbol holding it. */
+static bool is_runtime_frame(const struct sym_frame *fr)
+{
+	return is_runtime(fr->func) || is_runtime(fr->symbol);
+}
+
 /* Append the frames of one PC to @ss, growing its array. */
 static int append_pc(struct sym *sym, struct report_side_sym *ss, int *cap, uint64_t pc,
 		     unsigned flags)
@@ -249,8 +255,13 @@ static int symbolize_side(struct sym *sym, const struct csan_report_side *s,
 		err = append_pc(sym, ss, &cap, s->ret[j], SYM_RETADDR);
 	if (err)
 		return err;
-	/* Frame granularity: an inlined runtime helper goes, its caller stays. */
-	while (ss->dropped < ss->nframes - 1 && is_runtime(ss->frames[ss->dropped].func))
+	/*
+	 * Frame granularity: an inlined runtime helper goes, its caller stays.
+	 * A helper whose own name is not the runtime's (watch.c's watch(),
+	 * inlined into csan_setup_watchpoint) goes by the ELF symbol holding
+	 * it: a debug register can trap the runtime's read of a watched value.
+	 */
+	while (ss->dropped < ss->nframes - 1 && is_runtime_frame(&ss->frames[ss->dropped]))
 		ss->dropped++;
 	ss->top = &ss->frames[ss->dropped];
 	return 0;

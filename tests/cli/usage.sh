@@ -11,7 +11,9 @@ expect_rc 0
 for opt in --cpus --memory --append --scenario --timeout --seed --report-json --control \
 	--send --console-escapes --sandbox --watch --compare --compare-json --quiet --probe \
 	--version; do
-	expect_out -- "$opt"
+	# Listed as an option: at the start of its help line, then "=VALUE",
+	# a space or the end (--compare is not --compare-json).
+	expect_out "^  (-[a-z], |    )$opt([= ]|\$)"
 done
 
 run_cli --version

@@ -12,10 +12,7 @@ expect_out '^second rc=2$'
 expect_out "^csan-vmm: --control: '.*/ctl.sock' is in use by another process"
 # The default comes from the guest (knobs.c), read out of guest RAM.
 expect_out_in_order() {
-	awk -v pats="$(printf '%s\n' "$@")" '
-		BEGIN { n = split(pats, p, "\n"); i = 1 }
-		i <= n && $0 ~ p[i] { i++ }
-		END { exit i <= n ? 1 : 0 }' "$out" || fail "stdout lacks, in order: $*"
+	in_order "$out" "$@" || fail "stdout lacks, in order: $*"
 }
 expect_out_in_order '^step get-default rc=0$' '^skip_watch=4000$' \
 	'^step set rc=0$' '^skip_watch=100$' '^skip_watch=100$' \

@@ -21,6 +21,9 @@ expect_err_in_order '^==========================================================
 	'data-race in counter_nolock_inc / counter_nolock_inc' \
 	'^csan-vmm: counters: .*setup_watchpoints=[1-9][0-9]* .*reports=[1-9]'
 expect_out '^\{"type":"report",.*"signature":"data-race:counter_nolock_inc/counter_nolock_inc"'
+allow_counter_nolock
+expect_reports 1
+expect_report_counts
 expect_watch_mode
 # Runtime frames never reach the report.
 ! grep -Eq '^ (csan_check|csan_watch|__tsan_)' "$err" || fail "runtime frames in the report"

@@ -4,4 +4,4 @@
 require_vm_env
 run_vmm --scenario=hang --timeout=3
 expect_rc 3
-expect_err 'timeout=3'
+expect_err '^csan-vmm: guest still running after --timeout=3 s$'

@@ -7,9 +7,10 @@
 require_vm_env
 run_helper hostile-hypercalls
 expect_case() {
-	awk -v c="case $1 rc=3" -v p="$2" '
-		$0 == c { want = 1; next }
-		want && $0 ~ p { found = 1 }
+	# The pattern goes through the environment, where no awk rewrites it.
+	CSAN_CASE="case $1 rc=3" CSAN_PATTERN=$2 awk '
+		$0 == ENVIRON["CSAN_CASE"] { want = 1; next }
+		want && $0 ~ ENVIRON["CSAN_PATTERN"] { found = 1 }
 		/^case / { want = 0 }
 		END { exit !found }' "$out" || fail "case $1: no exit status 3 with /$2/"
 }

@@ -11,3 +11,5 @@ expect_rc 1
 expect_out '^csan-result: scenario=irq-same-cpu status=pass expect=data-race mode='"$watch_mode"' .*expected_reports=[1-9][0-9]* .*matched=yes'
 expect_irq_same_cpu_report irq_same_cpu_handler irq_same_cpu_task_update \
 	scenarios/irq-same-cpu\\.c scenarios/irq-same-cpu\\.c
+expect_report_counts
+expect_watch_mode

@@ -5,7 +5,7 @@
 require_vm_env
 run_vmm --cpus=1 --scenario=serial-flood --timeout=5
 expect_rc 3
-expect_err 'timeout=5'
+expect_err '^csan-vmm: guest still running after --timeout=5 s$'
 expect_out '^serial-flood: writing COM1 without end$'
 # Lines longer than the VMM's line buffer go out in pieces as it fills, so
 # the output keeps coming although no newline ever does.

@@ -30,9 +30,14 @@ run_vmm_as_given --compare $(zoo_knobs) --scenario=my-race --timeout=120 --seed=
 	--compare-json="$json_arg" "$carried"
 expect_rc 1
 expect_out '^csan-vmm --compare: seed 7, timeout 120 s, 2 vCPUs, 1 scenario$'
-expect_err_in_order '^BUG: KCSAN: data-race in my_race_poll / my_race_publish$' \
-	'^ my_race_(poll|publish)\+0x[0-9a-f]+/0x[0-9a-f]+ .*tests/user-scenario/my-race\.c:[0-9]+$' \
-	'^ my_race_(poll|publish)\+0x[0-9a-f]+/0x[0-9a-f]+ .*tests/user-scenario/my-race\.c:[0-9]+$'
+# The poll's plain read is watched (an aligned plain word write counts as
+# marked and is not); the publish runs into it.  In every run.
+f='tests/user-scenario/my-race\.c'
+allow_report 'data-race in my_race_poll / my_race_publish' \
+	"$(access_line write 8)" "$(top_frame my_race_publish "$f")" \
+	"$(access_line read 8)" "$(top_frame my_race_poll "$f")"
+expect_reports 1
+expect_report_counts
 expect_out '^csan-result: scenario=my-race status=pass expect=data-race mode=soft .*matched=yes'
 race_row='^  my-race +[1-9][0-9]* +[0-9]+\.[0-9]{3}s +[a-z+-]+'
 if on_pvm; then

@@ -16,4 +16,7 @@ else
 	expect_err 'watch mode: hw\)$'
 	expect_err '^csan-vmm: counters: .* hw_armed=[1-9][0-9]* '
 	expect_err '^csan-vmm: hardware watches: [1-9][0-9]* armed, '
+	allow_counter_nolock
+	expect_reports 1
+	expect_report_counts
 fi

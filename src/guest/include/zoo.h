@@ -8,7 +8,8 @@
 /*
  * What a row expects to see, per watch mode (docs: ../shared/ZOO.md).
  * Each names the report kind that ends the run early; a row expecting
- * nothing stops at the first report of any kind, which fails it.
+ * nothing stops at the first report of any kind, which fails it.  Reports
+ * of other kinds fail the row too, unless it names them in also_kinds.
  */
 enum zoo_outcome {
 	ZOO_NONE,		    /* no report at all within the budget */
@@ -61,7 +62,16 @@ struct zoo_row {
 	 */
 	struct zoo_knob when[ZOO_MAX_KNOBS];
 	struct zoo_expect when_expect;
+	/*
+	 * Report kinds the row accepts besides the one its outcome names,
+	 * as ZOO_KIND(CSAN_REPORT_...) bits: for a bug that can also show
+	 * as another kind.  Any report of a kind not named here fails a row
+	 * that expects a report, as any report fails one that expects none.
+	 */
+	unsigned int also_kinds;
 };
+
+#define ZOO_KIND(kind) (1u << (kind))
 
 /*
  * zoo_run - run @row on every online CPU until its budget ends or a
@@ -72,6 +82,14 @@ struct zoo_row {
  * the row expects in the current watch mode, 1 otherwise.
  */
 int zoo_run(const struct zoo_row *row);
+
+/*
+ * zoo_witness - a plain, race-free access to CPU @cpu's own slot, for a
+ * row whose shared accesses are all marked and so never watched: its
+ * watchpoints show the runtime watched while the row ran.  Returns the
+ * slot's new count.
+ */
+uint64_t zoo_witness(unsigned int cpu);
 
 /*
  * ZOO_SCENARIO - register @row_ (a const struct zoo_row) as scenario

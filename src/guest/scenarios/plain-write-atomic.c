@@ -33,7 +33,8 @@ static uint64_t plain_write_atomic_step(unsigned int cpu, uint64_t i)
 	/* Odd values from one writer, even from the other: every store changes it. */
 	if (cpu < 2)
 		plain_write_atomic_writer(i << 1 | cpu);
-	return cpu ? plain_write_atomic_reader() : 0;
+	/* By default nothing above is watched: the witness is (zoo.h). */
+	return (cpu ? plain_write_atomic_reader() : 0) + zoo_witness(cpu);
 }
 
 static const struct zoo_row plain_write_atomic_row = {

@@ -22,12 +22,15 @@ static __noinline uint64_t xchg_lockless_reader(void)
 	return READ_ONCE(xchg_val);
 }
 
-/* Both CPUs write and read; CPU 0 mostly writes, the others mostly read. */
+/*
+ * Both CPUs write and read; CPU 0 mostly writes, the others mostly read.
+ * The witness's watchpoints show this row was watched (zoo.h).
+ */
 static uint64_t xchg_lockless_step(unsigned int cpu, uint64_t i)
 {
 	if ((cpu == 0) == ((i & 3) != 0))
-		return xchg_lockless_writer(i);
-	return xchg_lockless_reader();
+		return xchg_lockless_writer(i) + zoo_witness(cpu);
+	return xchg_lockless_reader() + zoo_witness(cpu);
 }
 
 static const struct zoo_row xchg_lockless_row = {
