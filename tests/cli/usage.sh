@@ -9,8 +9,8 @@ run_cli() {
 run_cli --help
 expect_rc 0
 for opt in --cpus --memory --append --scenario --timeout --seed --report-json --control \
-	--send --console-escapes --sandbox --watch --compare --compare-json --quiet --probe \
-	--version; do
+	--send --console-escapes --sandbox --watch --host --guest --compare --compare-json \
+	--quiet --probe --version; do
 	# Listed as an option: at the start of its help line, then "=VALUE",
 	# a space or the end (--compare is not --compare-json).
 	expect_out "^  (-[a-z], |    )$opt([= ]|\$)"
@@ -30,6 +30,7 @@ bad() {
 	expect_err "csan-vmm --help"
 }
 bad --cpus --cpus=0
+bad --host --host=qemu
 bad --cpus --cpus=65
 bad --cpus -c x
 bad --memory --memory=1M
