@@ -61,6 +61,18 @@ top_frame() {
 	printf ' %s\\+0x[0-9a-f]+/0x[0-9a-f]+ .*%s:[0-9]+' "$1" "$2"
 }
 
+# allow_unknown_origin TITLE KIND SIZE FRAME [EXTRA...]: also allow the
+# one-sided report of the row's race, titled "BUG: KCSAN: TITLE", when
+# the racing write slipped in between its own look for a watchpoint and
+# its store, just as the watcher (access KIND of SIZE bytes, top frame
+# FRAME) armed: "race at unknown origin, with KIND".
+allow_unknown_origin() {
+	t=$1 k=$2 s=$3 f=$4
+	shift 4
+	allow_report "$t" "$(access_line "race at unknown origin, with $k" "$s")" "$f" - - \
+		'value changed: 0x[0-9a-f]+ -> 0x[0-9a-f]+' "$@"
+}
+
 # expect_reports MIN: every report in $err fits an allowed shape, there
 # are at least MIN, and as many as the race summaries say were printed.
 # Sets $nreports.
