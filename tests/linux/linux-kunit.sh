@@ -11,8 +11,9 @@ require_linux
 qemu=${QEMU_SYSTEM:-qemu-system-x86_64}
 command -v "$qemu" >/dev/null 2>&1 || fail "$qemu not found (tools/install-deps.sh installs it)"
 
-# KTAP case lines at the suite's level: "    ok N name" / "    not ok N name".
-passed_cases() { sed -n 's/^ \{4\}ok [0-9][0-9]* \(test_[a-z0-9_]*\)$/\1/p' "$1" | sort; }
+# KTAP case lines at the suite's level: "    ok N name" / "    not ok N name"
+# (a serial console ends its lines in CR LF).
+passed_cases() { tr -d '\r' <"$1" | sed -n 's/^ \{4\}ok [0-9][0-9]* \(test_[a-z0-9_]*\)$/\1/p' | sort; }
 
 timeout 600 "$qemu" -accel tcg,thread=multi -cpu max -smp 4 -m 512 -kernel "$vmlinux" \
 	-append "console=ttyS0 reboot=t panic=-1 kunit_shutdown=reboot" -display none \
@@ -31,6 +32,7 @@ passed_cases "$out" >"$work/vmm.pass"
 missing=$(comm -23 "$work/qemu.pass" "$work/vmm.pass" | tr '\n' ' ')
 [ -z "$missing" ] ||
 	fail "passed under QEMU TCG ($(wc -l <"$work/qemu.pass")) but not under csan-vmm: $missing"
+echo "KUnit cases passed: $(wc -l <"$work/qemu.pass") under QEMU TCG, $(wc -l <"$work/vmm.pass") under csan-vmm"
 
 blocks=$(grep -c 'BUG: KCSAN: ' "$out")
 reports=$(grep -c '"type":"report"' "$work/r.json")
