@@ -157,10 +157,14 @@ static void json_frame(FILE *f, const struct sym_frame *fr)
 	fprintf(f, ",\"off\":%" PRIu64 ",\"size\":%" PRIu64 ",\"file\":", fr->sym_off,
 		fr->sym_size);
 	report_json_string(f, fr->file);
+	fputs(",\"full_file\":", f);
+	report_json_string(f, fr->file_full);
 	fprintf(f, ",\"line\":%d,\"col\":%d", fr->line, fr->col);
 	if (fr->inlined) {
 		fputs(",\"call_file\":", f);
 		report_json_string(f, fr->call_file);
+		fputs(",\"call_full_file\":", f);
+		report_json_string(f, fr->call_file_full);
 		fprintf(f, ",\"call_line\":%d,\"call_col\":%d", fr->call_line, fr->call_col);
 	}
 	fputc('}', f);

@@ -11,6 +11,7 @@
 
 #include <elfutils/libdw.h>
 
+#include "watch/srcpath.h"
 #include "watch/sym.h"
 
 /*
@@ -38,6 +39,7 @@ struct sym {
 	Dwfl *dwfl;
 	char *path;
 	bool has_dwarf;
+	struct srcpath *paths; /* printed and full source paths */
 	struct sym_cache_entry *cache;
 	uint64_t hits, misses, tick;
 };
@@ -118,6 +120,23 @@ static int report_module(struct sym *sym, const char *path, char *why, size_t wh
 	return 0;
 }
 
+/*
+ * Each compilation unit votes for the source root (srcpath.h): the
+ * directory it shares with its compilation directory.
+ */
+static void vote_source_root(struct sym *sym)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+
+	while ((cu = dwfl_nextcu(sym->dwfl, cu, &bias)) != NULL) {
+		Dwarf_Attribute attr;
+
+		srcpath_vote(sym->paths, dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)),
+			     dwarf_diename(cu));
+	}
+}
+
 int sym_open(const char *path, struct sym **out, char *why, size_t whylen)
 {
 	struct sym *sym;
@@ -128,7 +147,7 @@ int sym_open(const char *path, struct sym **out, char *why, size_t whylen)
 	if (err)
 		return err;
 	sym = calloc(1, sizeof(*sym));
-	if (!sym || !(sym->path = strdup(path)) ||
+	if (!sym || !(sym->path = strdup(path)) || !(sym->paths = srcpath_new()) ||
 	    !(sym->cache = calloc(SYM_CACHE_SLOTS, sizeof(*sym->cache)))) {
 		snprintf(why, whylen, "out of memory loading %s", path);
 		err = -ENOMEM;
@@ -143,6 +162,7 @@ int sym_open(const char *path, struct sym **out, char *why, size_t whylen)
 	err = report_module(sym, path, why, whylen);
 	if (err)
 		goto fail;
+	vote_source_root(sym);
 	pthread_mutex_init(&sym->lock, NULL);
 	*out = sym;
 	return 0;
@@ -151,6 +171,7 @@ fail:
 		if (sym->dwfl)
 			dwfl_end(sym->dwfl);
 		free(sym->cache);
+		srcpath_free(sym->paths);
 		free(sym->path);
 		free(sym);
 	}
@@ -168,6 +189,7 @@ void sym_close(struct sym *sym)
 	free(sym->cache);
 	dwfl_end(sym->dwfl);
 	pthread_mutex_destroy(&sym->lock);
+	srcpath_free(sym->paths);
 	free(sym->path);
 	free(sym);
 }
@@ -182,22 +204,14 @@ bool sym_has_dwarf(const struct sym *sym)
 	return sym->has_dwarf;
 }
 
-/*
- * Paths as a developer reads them: relative to the compilation directory
- * when under it, as syzbot shows kernel paths relative to the tree.
- */
-static const char *rel_path(const char *path, const char *comp_dir)
+int sym_set_source_root(struct sym *sym, const char *dir)
 {
-	size_t n;
+	return srcpath_set_root(sym->paths, dir);
+}
 
-	if (!path)
-		return NULL;
-	if (comp_dir && (n = strlen(comp_dir)) > 0 && strncmp(path, comp_dir, n) == 0 &&
-	    path[n] == '/')
-		path += n + 1;
-	while (path[0] == '.' && path[1] == '/')
-		path += 2;
-	return path;
+const char *sym_source_root(struct sym *sym)
+{
+	return srcpath_root(sym->paths);
 }
 
 /* The ELF symbol around @at; @ret makes the offset relative to at + 1. */
@@ -215,7 +229,7 @@ static void fill_symbol(Dwfl_Module *mod, uint64_t at, bool ret, struct sym_fram
 }
 
 /* The line table's position of @at: where the innermost frame is. */
-static void fill_line(Dwfl_Module *mod, uint64_t at, struct sym_frame *f)
+static void fill_line(struct sym *sym, Dwfl_Module *mod, uint64_t at, struct sym_frame *f)
 {
 	Dwfl_Line *line = dwfl_module_getsrc(mod, at);
 	const char *file;
@@ -224,7 +238,7 @@ static void fill_line(Dwfl_Module *mod, uint64_t at, struct sym_frame *f)
 	if (!line)
 		return;
 	file = dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL);
-	f->file = rel_path(file, dwfl_line_comp_dir(line));
+	f->file = srcpath_show(sym->paths, dwfl_line_comp_dir(line), file, &f->file_full);
 	f->line = lineno;
 	f->col = col;
 }
@@ -258,13 +272,17 @@ struct cu_files {
 };
 
 /* DW_AT_call_file/line/column of inline instance @die. */
-static void call_site(Dwarf_Die *die, const struct cu_files *cu, struct sym_frame *f)
+static void call_site(struct sym *sym, Dwarf_Die *die, const struct cu_files *cu,
+		      struct sym_frame *f)
 {
 	int idx = die_udata(die, DW_AT_call_file);
 
 	f->call_file = NULL;
+	f->call_file_full = NULL;
 	if (cu->files && (size_t)idx < cu->nfiles)
-		f->call_file = rel_path(dwarf_filesrc(cu->files, idx, NULL, NULL), cu->comp_dir);
+		f->call_file =
+			srcpath_show(sym->paths, cu->comp_dir,
+				     dwarf_filesrc(cu->files, idx, NULL, NULL), &f->call_file_full);
 	f->call_line = die_udata(die, DW_AT_call_line);
 	f->call_col = die_udata(die, DW_AT_call_column);
 }
@@ -361,8 +379,8 @@ static int scopes_at(Dwfl_Module *mod, uint64_t at, Dwarf_Die **scopes, struct c
  * chain in @fr (SYM_MAX_FRAMES long).  Each inline level sits at the
  * current position; its call site becomes the position of the next one.
  */
-static int inline_chain(Dwfl_Module *mod, uint64_t at, const struct sym_frame *base,
-			struct sym_frame *fr)
+static int inline_chain(struct sym *sym, Dwfl_Module *mod, uint64_t at,
+			const struct sym_frame *base, struct sym_frame *fr)
 {
 	struct cu_files cu = { 0 };
 	struct sym_frame cur = *base;
@@ -386,8 +404,9 @@ static int inline_chain(Dwfl_Module *mod, uint64_t at, const struct sym_frame *b
 		fr[n] = cur;
 		fr[n].func = die_name(&scopes[i]);
 		fr[n].inlined = true;
-		call_site(&scopes[i], &cu, &fr[n]);
+		call_site(sym, &scopes[i], &cu, &fr[n]);
 		cur.file = fr[n].call_file;
+		cur.file_full = fr[n].call_file_full;
 		cur.line = fr[n].call_line;
 		cur.col = fr[n].call_col;
 		n++;
@@ -412,8 +431,8 @@ static int lookup_dwfl(struct sym *sym, uint64_t addr, bool ret, struct sym_fram
 		return 1;
 	}
 	fill_symbol(mod, at, ret, &base);
-	fill_line(mod, at, &base);
-	return inline_chain(mod, at, &base, fr);
+	fill_line(sym, mod, at, &base);
+	return inline_chain(sym, mod, at, &base, fr);
 }
 
 /*

@@ -18,10 +18,10 @@ while [ "$i" -lt "$runs" ]; do
 	expect_out '^csan-result: scenario=struct-copy status=pass expect=data-race mode='"$watch_mode"' .*expected_reports=[1-9][0-9]* .*matched=yes'
 	expect_err_in_order '^BUG: KCSAN: data-race in struct_copy_snapshot / struct_copy_update$' \
 		'^(write to 0x[0-9a-f]+ of 8|read to 0x[0-9a-f]+ of 32) bytes by task [0-9]+ on cpu [0-9]+:$' \
-		'^ struct_copy_(update|snapshot)\+0x[0-9a-f]+/0x[0-9a-f]+ .*scenarios/struct-copy\.c:[0-9]+$' \
+		'^ struct_copy_(update|snapshot)\+0x[0-9a-f]+/0x[0-9a-f]+ src/guest/scenarios/struct-copy\.c:[0-9]+$' \
 		'^ struct_copy_step\+' \
 		'^(write to 0x[0-9a-f]+ of 8|read to 0x[0-9a-f]+ of 32) bytes by task [0-9]+ on cpu [0-9]+:$' \
-		'^ struct_copy_(update|snapshot)\+0x[0-9a-f]+/0x[0-9a-f]+ .*scenarios/struct-copy\.c:[0-9]+$' \
+		'^ struct_copy_(update|snapshot)\+0x[0-9a-f]+/0x[0-9a-f]+ src/guest/scenarios/struct-copy\.c:[0-9]+$' \
 		'^ struct_copy_step\+' \
 		"watch mode: $watch_mode"
 	expect_err '^write to 0x[0-9a-f]+ of 8 bytes by task'
