@@ -239,4 +239,20 @@ expect_irq_same_cpu_report() {
 		inside && /^Reported by/ { if (n != 2 || cpu[1] != cpu[2]) bad++; inside = 0 }
 		END { print bad + 0 }' "$err")
 	[ "$bad" = 0 ] || fail "a report whose two sides are on different CPUs"
+	# The interrupt's stack ends at the interrupt entry, marked, as
+	# KCSAN's do: not in the interrupted task's frames below it.
+	bad=$(awk '
+		/ bytes by interrupt on cpu [0-9]+:$/ { irq = 1; last = ""; next }
+		irq && /^ / { last = $0; next }
+		irq { if (last !~ /^ interrupt_common\+.* \[interrupt entry\]$/) bad++; irq = 0 }
+		END { print bad + 0 }' "$err")
+	[ "$bad" = 0 ] || fail "an interrupt's stack does not end at its entry"
+	expect_no_runtime_frames
+}
+
+# expect_no_runtime_frames: no stack in the output shows the sanitizer's
+# own frames (entry points, slow paths, port and hypercall helpers).
+expect_no_runtime_frames() {
+	! grep -Eq '^ (__tsan_|csan_(setup|found|check|report|port|stack)_|kcsan_|hypercall |hw_arm |watch |check_access)' "$err" ||
+		fail "a runtime frame in a report's stack"
 }

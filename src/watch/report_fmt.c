@@ -13,7 +13,8 @@ static const char rule[] = "====================================================
  * +offset/size (from the ELF symbol, as the kernel's %pS) and file:line;
  * an inline level has no offset of its own and is marked [inline].
  */
-static void print_frame(FILE *f, const struct sym_frame *fr, const char *prefix)
+static void print_frame_marked(FILE *f, const struct sym_frame *fr, const char *prefix,
+			       const char *mark)
 {
 	fputs(prefix, f);
 	if (!fr->func)
@@ -26,15 +27,24 @@ static void print_frame(FILE *f, const struct sym_frame *fr, const char *prefix)
 		fprintf(f, " %s:%d", fr->file, fr->line);
 	if (fr->inlined)
 		fputs(" [inline]", f);
+	if (mark)
+		fputs(mark, f);
 	fputc('\n', f);
+}
+
+static void print_frame(FILE *f, const struct sym_frame *fr, const char *prefix)
+{
+	print_frame_marked(f, fr, prefix, NULL);
 }
 
 static void print_side_stack(FILE *f, const struct report_side_sym *ss)
 {
 	int i;
 
+	/* An interrupt's stack ends at its entry, marked so nobody looks for more. */
 	for (i = ss->dropped; i < ss->nframes; i++)
-		print_frame(f, &ss->frames[i], " ");
+		print_frame_marked(f, &ss->frames[i], " ",
+				   i == ss->entry ? " [interrupt entry]" : NULL);
 }
 
 /* "write to 0x... of 4 bytes by task 3 on cpu 1:" (@lead for unknown origin). */
@@ -192,7 +202,11 @@ static void json_side(FILE *f, const struct csan_report_side *s, const struct re
 			fputc(',', f);
 		json_hex(f, s->ret[j]);
 	}
-	fprintf(f, "],\"dropped\":%d,\"frames\":[", ss->dropped);
+	fprintf(f, "],\"dropped\":%d,", ss->dropped);
+	/* The frame an interrupt's stack ends at (its entry), when it has one. */
+	if (ss->entry >= 0)
+		fprintf(f, "\"interrupt_entry\":%d,", ss->entry);
+	fputs("\"frames\":[", f);
 	for (i = 0; i < ss->nframes; i++) {
 		if (i)
 			fputc(',', f);

@@ -40,6 +40,7 @@ struct sym {
 	char *path;
 	bool has_dwarf;
 	struct srcpath *paths; /* printed and full source paths */
+	uint64_t entry_lo, entry_hi; /* [__entry_text_start, __entry_text_end), or 0, 0 */
 	struct sym_cache_entry *cache;
 	uint64_t hits, misses, tick;
 };
@@ -121,6 +122,49 @@ static int report_module(struct sym *sym, const char *path, char *why, size_t wh
 }
 
 /*
+ * Where the interrupt entry code is: Linux and the bundled guest both
+ * bracket it with __entry_text_start and __entry_text_end.
+ */
+static int first_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+			void *arg)
+{
+	*(Dwfl_Module **)arg = mod;
+	return DWARF_CB_ABORT;
+}
+
+static void find_entry_text(struct sym *sym)
+{
+	Dwfl_Module *mod = NULL;
+	uint64_t lo = 0, hi = 0;
+	int i, n;
+
+	if (dwfl_getmodules(sym->dwfl, first_module, &mod, 0) < 0 || !mod)
+		return;
+	n = dwfl_module_getsymtab(mod);
+	for (i = 1; i < n; i++) {
+		GElf_Sym es;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(mod, i, &es, &addr, NULL, NULL, NULL);
+
+		if (!name)
+			continue;
+		if (strcmp(name, "__entry_text_start") == 0)
+			lo = addr;
+		else if (strcmp(name, "__entry_text_end") == 0)
+			hi = addr;
+	}
+	if (lo && hi > lo) {
+		sym->entry_lo = lo;
+		sym->entry_hi = hi;
+	}
+}
+
+bool sym_in_entry_text(const struct sym *sym, uint64_t addr)
+{
+	return addr >= sym->entry_lo && addr < sym->entry_hi;
+}
+
+/*
  * Each compilation unit votes for the source root (srcpath.h): the
  * directory it shares with its compilation directory.
  */
@@ -163,6 +207,7 @@ int sym_open(const char *path, struct sym **out, char *why, size_t whylen)
 	if (err)
 		goto fail;
 	vote_source_root(sym);
+	find_entry_text(sym);
 	pthread_mutex_init(&sym->lock, NULL);
 	*out = sym;
 	return 0;

@@ -64,6 +64,13 @@ int sym_set_source_root(struct sym *sym, const char *dir);
 /* sym_source_root - the source root paths are printed relative to, or NULL. */
 const char *sym_source_root(struct sym *sym);
 
+/*
+ * sym_in_entry_text - is @addr interrupt entry code (between the symbols
+ * __entry_text_start and __entry_text_end)?  False when the ELF has no
+ * such symbols.
+ */
+bool sym_in_entry_text(const struct sym *sym, uint64_t addr);
+
 /* sym_path - the ELF file @sym was opened from. */
 const char *sym_path(const struct sym *sym);
 

@@ -26,4 +26,4 @@ expect_out '"file":"src/guest/scenarios/counter-nolock\.c","full_file":"/[^"]*/s
 ! grep -Eq '^ .* \.\./' "$err" || fail "a frame's path leaves the source root (../)"
 expect_watch_mode
 # Runtime frames never reach the report.
-! grep -Eq '^ (csan_check|csan_watch|__tsan_)' "$err" || fail "runtime frames in the report"
+expect_no_runtime_frames

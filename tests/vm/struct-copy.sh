@@ -28,4 +28,5 @@ while [ "$i" -lt "$runs" ]; do
 	expect_err '^read to 0x[0-9a-f]+ of 32 bytes by task'
 	expect_watch_mode
 	! grep -q 'bad hypercall' "$err" || fail "the host refused a hypercall"
+	expect_no_runtime_frames
 done
