@@ -147,6 +147,19 @@ static void print_kvm_regs(struct vcpu *vcpu)
 	}
 	print_regs(vcpu->id, &r, &c);
 	print_code(vcpu, r.rip);
+	/*
+	 * Where it was, as for a fault the guest reported itself.  Unless
+	 * KVM put the vCPU back to its reset state (protection off): kvm-amd
+	 * re-initializes a vCPU on a SHUTDOWN intercept, since AMD leaves its
+	 * state undefined then, and the faulting context is gone with it.
+	 */
+	if (!(c.cr0 & X86_CR0_PE))
+		fprintf(stderr,
+			"csan-vmm: vCPU %u: no guest stack: KVM reset the vCPU when it stopped "
+			"(kvm-amd does on a triple fault), so the faulting context is gone\n",
+			vcpu->id);
+	else
+		print_guest_stack(vcpu, &r);
 }
 
 static const char *internal_error_name(uint32_t suberror)
