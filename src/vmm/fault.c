@@ -56,18 +56,29 @@ static void print_regs(unsigned cpu, const struct csan_regs *r, const struct gue
 			r->cr3);
 }
 
-/* The guest's text, with anything unprintable shown as '?'. */
+/*
+ * The guest's text, with anything unprintable shown as '?'.  In pieces
+ * through one buffer: stderr is unbuffered, and a guest's panic message
+ * can be long (one write per character was most of the hypercall
+ * fuzzer's time).
+ */
 static void print_guest_text(const char *s, size_t len)
 {
-	size_t i;
+	char buf[256];
+	size_t i, n = 0;
 
 	while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
 		len--;
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		fputc(c == '\n' || (c >= 0x20 && c < 0x7f) ? c : '?', stderr);
+		buf[n++] = c == '\n' || (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+		if (n == sizeof(buf)) {
+			fwrite(buf, 1, n, stderr);
+			n = 0;
+		}
 	}
+	fwrite(buf, 1, n, stderr);
 }
 
 /* The faulting context's stack, unwound on the host and symbolized. */
