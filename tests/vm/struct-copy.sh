@@ -29,4 +29,5 @@ while [ "$i" -lt "$runs" ]; do
 	expect_watch_mode
 	! grep -q 'bad hypercall' "$err" || fail "the host refused a hypercall"
 	expect_no_runtime_frames
+	echo "run $i/$runs: $(grep -o 'first_report_ms=[0-9]* elapsed_ms=[0-9]*' "$out")"
 done
