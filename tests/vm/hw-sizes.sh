@@ -1,6 +1,6 @@
 # hw-sizes.sh: the real guest runtime watches an access of every size
 # 1..4096 at every alignment 0..63 (csan.skip_watch=0 watches every
-# access), and in hw mode asks the host to back each watch with debug
+# access; no plain write is taken as marked), and in hw mode asks the host to back each watch with debug
 # registers.  The host must never refuse one (a refusal ends the guest
 # with exit 3): wide and unaligned ranges get as many registers as are
 # free, and the rest is counted as not hardware-watched.  Two hypercalls
@@ -9,7 +9,7 @@
 require_vm_env
 VMM_WALL_LIMIT=900
 run_vmm --cpus=1 --scenario=hw-sizes --timeout=800 \
-	--append='csan.skip_watch=0 csan.udelay_task=0'
+	--append='csan.skip_watch=0 csan.udelay_task=0 csan.assume_plain_writes_atomic=0'
 expect_rc 0
 ! grep -q 'bad hypercall' "$err" || fail "the host refused a hypercall"
 expect_out '^csan-result: scenario=hw-sizes status=pass mode='"$watch_mode"' accesses=262144 setup_watchpoints=262144 '
