@@ -8,7 +8,8 @@ run_cli() {
 
 run_cli --help
 expect_rc 0
-for opt in --cpus --memory --append --scenario --timeout --seed --report-json --control \
+for opt in --cpus --memory --append --scenario --timeout --seed --report-json --source-root \
+	--control \
 	--send --console-escapes --sandbox --watch --compare --compare-json --quiet --probe \
 	--version; do
 	expect_out -- "$opt"
@@ -27,6 +28,7 @@ bad() {
 	expect_err "$opt"
 	expect_err "csan-vmm --help"
 }
+bad --source-root --source-root=
 bad --cpus --cpus=0
 bad --cpus --cpus=65
 bad --cpus -c x
