@@ -15,5 +15,6 @@ expect_rc 0
 expect_out '^csan-result: scenario=hw-sizes status=pass mode='"$watch_mode"' accesses=262144 setup_watchpoints=262144 '
 if [ "$watch_mode" = hw ]; then
 	expect_out ' hw_armed=262144 hw_partial=[1-9][0-9]*'
-	expect_err '^csan-vmm: hardware watches: 262144 armed, 0 without a free debug register, [1-9][0-9]* partly \([1-9][0-9]* bytes not hardware-watched\), '
+	# The host's totals include the scenario's few other watches.
+	expect_err '^csan-vmm: hardware watches: 26214[4-9] armed, 0 without a free debug register, [1-9][0-9]* partly \([1-9][0-9]* bytes not hardware-watched\), '
 fi
