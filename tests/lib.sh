@@ -111,6 +111,21 @@ run_vmm() {
 	run_vmm_as_given --watch=$watch_mode "$@"
 }
 
+# nested_state_lost: did the run just made end in a triple fault that
+# kvm-amd answered by resetting the vCPU, in a test that does not ask for
+# one ($expect_triple_fault unset)?  That is the emulated host's known
+# fault (QEMU's TCG emulation of SVM loses the nested guest's state now
+# and then, more often on a loaded machine: docs/harness.md, "Known
+# faults"), never seen on a real KVM.  Says so when it is.
+nested_state_lost() {
+	[ "$rc" = 3 ] && [ -z "${expect_triple_fault:-}" ] &&
+		grep -q 'triple fault (KVM_EXIT_SHUTDOWN)' "$err" &&
+		grep -q 'no guest stack: KVM reset the vCPU when it stopped' "$err" || return 1
+	echo "emulated host: a vCPU triple-faulted and kvm-amd reset it (the emulated host's"
+	echo "known fault: docs/harness.md); its run, then one more:"
+	cat "$err"
+}
+
 # run_vmm_as_given ARGS...: the same with no --watch added (--compare
 # picks the modes itself and refuses --watch).  --host=kvm: this test's
 # environment is the host (tests of --host=auto and emulated call csan-vmm
@@ -119,12 +134,15 @@ run_vmm_as_given() {
 	set -- --host=kvm "$@"
 	case "${CSAN_TEST_ENV:-direct}" in
 	emuhost)
-		# shellcheck disable=SC2086 # carry_files is a word list
-		"$EMUHOST" --timeout "$VMM_WALL_LIMIT" --file "$VMM" \
-			--file "$GUEST:/csan/src/guest/csan-guest" $carry_files \
-			-- csan-vmm "$@" >"$out" 2>"$err"
-		rc=$?
-		[ "$rc" != 125 ] || fail "the emulated host failed to run csan-vmm"
+		for attempt in 1 2; do
+			# shellcheck disable=SC2086 # carry_files is a word list
+			"$EMUHOST" --timeout "$VMM_WALL_LIMIT" --file "$VMM" \
+				--file "$GUEST:/csan/src/guest/csan-guest" $carry_files \
+				-- csan-vmm "$@" >"$out" 2>"$err"
+			rc=$?
+			[ "$rc" != 125 ] || fail "the emulated host failed to run csan-vmm"
+			[ "$attempt" = 1 ] && nested_state_lost || break
+		done
 		;;
 	*)
 		# Not the terminal make check runs on: its keys are not the test's.
@@ -255,6 +273,22 @@ expect_irq_same_cpu_report() {
 		inside && /^Reported by/ { if (n != 2 || cpu[1] != cpu[2]) bad++; inside = 0 }
 		END { print bad + 0 }' "$err")
 	[ "$bad" = 0 ] || fail "a report whose two sides are on different CPUs"
+	# The interrupt's stack ends at the interrupt entry, marked, as
+	# KCSAN's do: not in the interrupted task's frames below it.
+	bad=$(awk '
+		/ bytes by interrupt on cpu [0-9]+:$/ { irq = 1; last = ""; next }
+		irq && /^ / { last = $0; next }
+		irq { if (last !~ /^ interrupt_common\+.* \[interrupt entry\]$/) bad++; irq = 0 }
+		END { print bad + 0 }' "$err")
+	[ "$bad" = 0 ] || fail "an interrupt's stack does not end at its entry"
+	expect_no_runtime_frames
+}
+
+# expect_no_runtime_frames: no stack in the output shows the sanitizer's
+# own frames (entry points, slow paths, port and hypercall helpers).
+expect_no_runtime_frames() {
+	! grep -Eq '^ (__tsan_|csan_(setup|found|check|report|port|stack)_|kcsan_|hypercall |hw_arm |watch |check_access)' "$err" ||
+		fail "a runtime frame in a report's stack"
 }
 
 . "$top_srcdir/tests/reports.sh"

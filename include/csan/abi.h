@@ -305,7 +305,7 @@ enum csan_counter {
 	CSAN_COUNTER_REPORTS_SKIPPED = 10,	   /* races found but filtered by a knob */
 	CSAN_COUNTER_HW_ARMED = 11,		   /* watchpoints the host backed with debug registers */
 	CSAN_COUNTER_HW_NO_SLOT = 12,		   /* hw mode, but no debug register free: soft only */
-	CSAN_COUNTER_HW_UNWATCHABLE = 13,	   /* hw mode, but the range needs over two registers */
+	CSAN_COUNTER_HW_PARTIAL = 13,		   /* hw mode, but debug registers cover part of the range */
 	CSAN_COUNTER_HW_HITS = 14,		   /* accesses the debug registers caught */
 	CSAN_COUNTER_MAX
 };
@@ -329,7 +329,7 @@ enum csan_counter {
 		[CSAN_COUNTER_REPORTS_SKIPPED] = "reports_skipped",                   \
 		[CSAN_COUNTER_HW_ARMED] = "hw_armed",                                 \
 		[CSAN_COUNTER_HW_NO_SLOT] = "hw_no_slot",                             \
-		[CSAN_COUNTER_HW_UNWATCHABLE] = "hw_unwatchable",                     \
+		[CSAN_COUNTER_HW_PARTIAL] = "hw_partial",                             \
 		[CSAN_COUNTER_HW_HITS] = "hw_hits",                                   \
 	}
 
@@ -437,12 +437,22 @@ enum csan_hw_status {
 	CSAN_HW_ARMED = 0,	 /* every vCPU watches; ticket is valid */
 	CSAN_HW_OFF = 1,	 /* the host is not (or no longer) in hw mode */
 	CSAN_HW_NO_SLOT = 2,	 /* all debug registers are in use: soft only */
-	CSAN_HW_UNWATCHABLE = 3, /* the range needs more than two registers */
+	CSAN_HW_UNWATCHABLE = 3, /* not sent since ABI 3's wide watches (kept for old guests) */
 };
+
+/*
+ * The widest watch CSAN_HC_HW_ARM takes: the widest soft watchpoint
+ * (one slot range).  Debug registers cover aligned 1, 2, 4 or 8-byte
+ * spans, four at most: the host covers the range from @addr with as
+ * many as are free and says how far it got in @size; the rest of the
+ * range is watched by the soft watchpoint only.
+ */
+#define CSAN_HW_MAX_SIZE 4096
 
 struct csan_hc_hw_arm {
 	/* IN */ uint64_t addr;	   /* guest virtual address of the watched access */
-	/* IN */ uint32_t size;	   /* bytes, 1..16 */
+	/* IN/OUT */ uint32_t size; /* bytes, 1..CSAN_HW_MAX_SIZE; when armed, the bytes
+				       from addr the debug registers cover */
 	/* IN */ uint32_t access;  /* the watcher's CSAN_ACCESS_*: with WRITE any access
 				      conflicts, else writes only */
 	/* OUT */ uint32_t status; /* enum csan_hw_status */

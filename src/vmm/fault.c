@@ -56,18 +56,29 @@ static void print_regs(unsigned cpu, const struct csan_regs *r, const struct gue
 			r->cr3);
 }
 
-/* The guest's text, with anything unprintable shown as '?'. */
+/*
+ * The guest's text, with anything unprintable shown as '?'.  In pieces
+ * through one buffer: stderr is unbuffered, and a guest's panic message
+ * can be long (one write per character was most of the hypercall
+ * fuzzer's time).
+ */
 static void print_guest_text(const char *s, size_t len)
 {
-	size_t i;
+	char buf[256];
+	size_t i, n = 0;
 
 	while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
 		len--;
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		fputc(c == '\n' || (c >= 0x20 && c < 0x7f) ? c : '?', stderr);
+		buf[n++] = c == '\n' || (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+		if (n == sizeof(buf)) {
+			fwrite(buf, 1, n, stderr);
+			n = 0;
+		}
 	}
+	fwrite(buf, 1, n, stderr);
 }
 
 /* The faulting context's stack, unwound on the host and symbolized. */
@@ -147,6 +158,19 @@ static void print_kvm_regs(struct vcpu *vcpu)
 	}
 	print_regs(vcpu->id, &r, &c);
 	print_code(vcpu, r.rip);
+	/*
+	 * Where it was, as for a fault the guest reported itself.  Unless
+	 * KVM put the vCPU back to its reset state (protection off): kvm-amd
+	 * re-initializes a vCPU on a SHUTDOWN intercept, since AMD leaves its
+	 * state undefined then, and the faulting context is gone with it.
+	 */
+	if (!(c.cr0 & X86_CR0_PE))
+		fprintf(stderr,
+			"csan-vmm: vCPU %u: no guest stack: KVM reset the vCPU when it stopped "
+			"(kvm-amd does on a triple fault), so the faulting context is gone\n",
+			vcpu->id);
+	else
+		print_guest_stack(vcpu, &r);
 }
 
 static const char *internal_error_name(uint32_t suberror)

@@ -79,6 +79,12 @@ static int pipeline_open(struct pipeline *p, const struct guest_run_opts *ro, co
 
 	memset(p, 0, sizeof(*p));
 	rc = sym_open(path, &p->sym, why, sizeof(why));
+	if (!rc && ro->o->source_root && sym_set_source_root(p->sym, ro->o->source_root)) {
+		snprintf(why, sizeof(why), "--source-root: out of memory");
+		rc = -ENOMEM;
+	}
+	if (!rc && !ro->o->source_root && prof->source_root)
+		prof->source_root(p->sym);
 	if (!rc)
 		rc = unwind_new(p->sym, &p->unw, why, sizeof(why));
 	if (rc) {

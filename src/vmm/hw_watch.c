@@ -87,9 +87,10 @@ struct hw_engine {
 	/* Slots each vCPU's guest had enabled in its own DR7 at its last load. */
 	unsigned guest_slots[CSAN_MAX_CPUS];
 	/* Statistics, under lock. */
-	uint64_t arms, no_slot, unwatchable, disarms, hits, late_hits, excused, foreign_exits;
-	uint64_t guest_clashes; /* loads where a guest slot was one of ours */
-	uint64_t guest_repairs; /* guest slots KVM had overwritten with ours */
+	uint64_t arms, no_slot, disarms, hits, late_hits, excused, foreign_exits;
+	uint64_t partial, uncovered_bytes; /* watches armed for a prefix; the bytes left out */
+	uint64_t guest_clashes;		   /* loads where a guest slot was one of ours */
+	uint64_t guest_repairs;		   /* guest slots KVM had overwritten with ours */
 	uint64_t arm_ns, disarm_ns;
 	uint64_t loads; /* KVM_SET_GUEST_DEBUG calls (atomic): one per vCPU and change */
 };
@@ -234,7 +235,7 @@ static void update_dr7(struct hw_engine *hw)
 	char why[128];
 
 	if (dr7_encode(hw->slots, &hw->dr7, why, sizeof(why)) < 0)
-		hw->dr7 = 0; /* cannot happen: dr_split_range gave aligned pieces */
+		hw->dr7 = 0; /* cannot happen: dr_split_range gives aligned pieces */
 	hw->gen++;
 }
 
@@ -280,19 +281,28 @@ static int apply_everywhere(struct vcpu *vcpu)
 	return VCPU_RESUME;
 }
 
-/* Take slots for [addr, addr + size) as @ticket; under lock.  Returns a csan_hw_status. */
-static uint32_t take_slots(struct hw_engine *hw, uint32_t ticket, uint64_t addr, uint32_t size,
+/*
+ * Take slots for [addr, addr + *size) as @ticket; under lock.  As many as
+ * are free, so a wide or unaligned watch is covered from its start as far
+ * as they reach; *size becomes the bytes covered, and the rest is counted
+ * as not hardware-watched (the soft watchpoint still sees it).  Returns a
+ * csan_hw_status.
+ */
+static uint32_t take_slots(struct hw_engine *hw, uint32_t ticket, uint64_t addr, uint32_t *size,
 			   uint32_t access)
 {
-	struct dr_piece pieces[DR_MAX_PIECES];
-	unsigned idx[DR_MAX_PIECES];
-	int i, n = dr_split_range(addr, size, pieces);
+	struct dr_piece pieces[DR_NUM_SLOTS];
+	unsigned idx[DR_NUM_SLOTS], nfree = dr_alloc_free_count(&hw->alloc);
+	uint64_t covered;
+	int i, n;
 
-	if (n < 0) {
-		hw->unwatchable++;
-		return CSAN_HW_UNWATCHABLE;
+	if (nfree == 0) {
+		hw->no_slot++;
+		return CSAN_HW_NO_SLOT;
 	}
-	if (dr_alloc_get(&hw->alloc, ticket, (unsigned)n, idx) < 0) {
+	n = dr_split_range(addr, *size, nfree, pieces, &covered);
+	if (n < 0 || dr_alloc_get(&hw->alloc, ticket, (unsigned)n, idx) < 0) {
+		/* Cannot happen: the size was checked, and n <= nfree under the lock. */
 		hw->no_slot++;
 		return CSAN_HW_NO_SLOT;
 	}
@@ -305,6 +315,11 @@ static uint32_t take_slots(struct hw_engine *hw, uint32_t ticket, uint64_t addr,
 			.addr = pieces[i].addr,
 			.len = pieces[i].len,
 		};
+	if (covered < *size) {
+		hw->partial++;
+		hw->uncovered_bytes += *size - covered;
+		*size = (uint32_t)covered;
+	}
 	update_dr7(hw);
 	return CSAN_HW_ARMED;
 }
@@ -322,8 +337,9 @@ static int hc_hw_arm(struct vcpu *vcpu, uint32_t gpa)
 	rc = hc_read_args(vcpu, CSAN_HC_HW_ARM, gpa, &a, sizeof(a));
 	if (rc != VCPU_RESUME)
 		return rc;
-	if (a.size < 1 || a.size > 16)
-		return hc_fail(vcpu, CSAN_HC_HW_ARM, "size", "%" PRIu32 " not in 1..16", a.size);
+	if (a.size < 1 || a.size > CSAN_HW_MAX_SIZE)
+		return hc_fail(vcpu, CSAN_HC_HW_ARM, "size", "%" PRIu32 " not in 1..%u", a.size,
+			       CSAN_HW_MAX_SIZE);
 	if (a.access & ~CSAN_ACCESS_KNOWN)
 		return hc_fail(vcpu, CSAN_HC_HW_ARM, "access", "unknown bits %#" PRIx32,
 			       a.access & ~CSAN_ACCESS_KNOWN);
@@ -345,7 +361,7 @@ static int hc_hw_arm(struct vcpu *vcpu, uint32_t gpa)
 	} else {
 		if (++hw->next_ticket == 0)
 			hw->next_ticket = 1;
-		a.status = take_slots(hw, hw->next_ticket, a.addr, a.size, a.access);
+		a.status = take_slots(hw, hw->next_ticket, a.addr, &a.size, a.access);
 	}
 	if (a.status == CSAN_HW_ARMED) {
 		a.ticket = hw->next_ticket;
@@ -758,17 +774,19 @@ void hw_watch_print_stats(struct vm *vm, FILE *f)
 	if (!hw)
 		return;
 	pthread_mutex_lock(&hw->lock);
-	if (hw->arms || hw->no_slot || hw->unwatchable || hw->foreign_exits)
+	if (hw->arms || hw->no_slot || hw->partial || hw->foreign_exits)
 		fprintf(f,
 			"csan-vmm: hardware watches: %" PRIu64 " armed, %" PRIu64
-			" without a free debug register, %" PRIu64 " unwatchable, %" PRIu64
-			" hits (+%" PRIu64 " after their watch ended, %" PRIu64
-			" under data_race()), %" PRIu64 " debug exits not ours; guest's own"
+			" without a free debug register, %" PRIu64 " partly (%" PRIu64
+			" bytes not hardware-watched), %" PRIu64 " hits (+%" PRIu64
+			" after their watch ended, %" PRIu64 " under data_race()), %" PRIu64
+			" debug exits not ours; guest's own"
 			" breakpoints: %" PRIu64 " loads gave one way to ours, %" PRIu64
 			" restored after KVM saved ours as the guest's; mean arm %.1f us,"
 			" disarm %.1f us, %.1f register loads per arm+disarm (%u vCPUs)\n",
-			hw->arms, hw->no_slot, hw->unwatchable, hw->hits, hw->late_hits, hw->excused,
-			hw->foreign_exits, hw->guest_clashes, hw->guest_repairs,
+			hw->arms, hw->no_slot, hw->partial, hw->uncovered_bytes, hw->hits,
+			hw->late_hits, hw->excused, hw->foreign_exits, hw->guest_clashes,
+			hw->guest_repairs,
 			hw->arms ? (double)hw->arm_ns / (double)hw->arms / 1e3 : 0.0,
 			hw->disarms ? (double)hw->disarm_ns / (double)hw->disarms / 1e3 : 0.0,
 			hw->arms ? (double)__atomic_load_n(&hw->loads, __ATOMIC_RELAXED) /

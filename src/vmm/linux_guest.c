@@ -19,6 +19,7 @@
 #include "watch/ktap.h"
 #include "watch/linux_report.h"
 #include "watch/report_log.h"
+#include "watch/sym.h"
 
 /* The 8259s' pins and the I/O APIC's, as KVM's in-kernel irqchip has them. */
 #define PIC_IRQS	16
@@ -275,6 +276,31 @@ static void linux_report_log_opts(struct report_log_opts *lo)
 	lo->interval_ms = 0;
 }
 
+/*
+ * Kbuild names each source file by its path under the source tree, with
+ * O= builds by the tree's absolute path; the compilation directory is the
+ * build directory, a sibling of the tree there, so the DWARF's votes
+ * (srcpath.h) would settle on their common parent and print
+ * "linux-6.1/kernel/kcsan/core.c".  The tree is where init/main.c is.
+ */
+static void linux_source_root(struct sym *sym)
+{
+	static const char anchor[] = "/init/main.c";
+	char path[4096];
+	uint64_t addr;
+	size_t n;
+
+	if (sym_addr_of(sym, "start_kernel", 0, &addr, NULL) ||
+	    sym_source_file(sym, addr, path, sizeof(path)))
+		return;
+	n = strlen(path);
+	if (n <= sizeof(anchor) - 1 || strcmp(path + n - (sizeof(anchor) - 1), anchor) != 0)
+		return;
+	path[n - (sizeof(anchor) - 1)] = '\0';
+	/* Out of memory: the votes' root stays, paths are only longer. */
+	(void)sym_set_source_root(sym, path);
+}
+
 static void linux_console_end(struct vm *vm)
 {
 	struct linux_state *ls = state(vm);
@@ -320,6 +346,7 @@ const struct guest_profile linux_profile = {
 	.name = "linux",
 	.cmdline = linux_cmdline,
 	.report_log_opts = linux_report_log_opts,
+	.source_root = linux_source_root,
 	.setup = linux_setup,
 	.console_line = linux_console_line,
 	.exit = linux_exit,

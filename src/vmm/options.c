@@ -29,6 +29,7 @@ enum {
 	OPTK_SANDBOX,
 	OPTK_HOST,
 	OPTK_GUEST,
+	OPTK_SOURCE_ROOT,
 };
 
 /*
@@ -52,6 +53,7 @@ static const struct option long_options[] = {
 	{ "timeout", required_argument, NULL, OPTK_TIMEOUT },
 	{ "seed", required_argument, NULL, OPTK_SEED },
 	{ "report-json", required_argument, NULL, OPTK_REPORT_JSON },
+	{ "source-root", required_argument, NULL, OPTK_SOURCE_ROOT },
 	{ "watch", required_argument, NULL, OPTK_WATCH },
 	{ "compare", no_argument, NULL, OPTK_COMPARE },
 	{ "compare-json", required_argument, NULL, OPTK_COMPARE_JSON },
@@ -93,6 +95,8 @@ void options_usage(FILE *f)
 		"                        from the clock, printed at start)\n"
 		"      --report-json=FILE  also write every printed report, then a\n"
 		"                        summary, to FILE as JSON Lines\n"
+		"      --source-root=DIR print source paths relative to DIR (default:\n"
+		"                        the tree the guest's DWARF says it was built from)\n"
 		"      --watch=MODE      soft: the guest's soft watchpoints only (default);\n"
 		"                        hw: also back each one with debug registers on\n"
 		"                        every vCPU (needs a host whose KVM delivers guest\n"
@@ -323,6 +327,11 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 		if (!arg[0])
 			return usage_error(errf, "--report-json: give a file name");
 		o->report_json = arg;
+		return 0;
+	case OPTK_SOURCE_ROOT:
+		if (!arg[0])
+			return usage_error(errf, "--source-root: give a directory");
+		o->source_root = arg;
 		return 0;
 	case OPTK_WATCH:
 		if (strcmp(arg, "soft") && strcmp(arg, "hw"))

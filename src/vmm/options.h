@@ -45,6 +45,7 @@ struct options {
 	bool quiet;
 	const char *guest_path; /* NULL: the bundled guest */
 	const char *report_json; /* --report-json=FILE, NULL when not given */
+	const char *source_root; /* --source-root=DIR, NULL: found from the DWARF */
 	bool watch_hw; /* --watch=hw */
 	bool watch_given; /* --watch appeared at all */
 	bool compare; /* --compare: the same guest in soft then hw mode */

@@ -8,6 +8,7 @@
 struct elf_guest;
 struct options;
 struct report_log_opts;
+struct sym;
 struct vm;
 struct vcpu;
 
@@ -33,6 +34,13 @@ struct guest_profile {
 	 * (@lo is filled for the bundled guest's reports; change what differs).
 	 */
 	void (*report_log_opts)(struct report_log_opts *lo);
+
+	/*
+	 * With the symbols open, before any lookup, when the user named no
+	 * --source-root: set the root source paths print under, where this
+	 * kind of guest knows it better than the DWARF's votes do.
+	 */
+	void (*source_root)(struct sym *sym);
 
 	/*
 	 * Devices and boot data the guest needs beyond the common VM (RAM,

@@ -103,30 +103,31 @@ static unsigned largest_piece(uint64_t addr, uint64_t left)
 	return len;
 }
 
-int dr_split_range(uint64_t addr, uint64_t size, struct dr_piece out[DR_MAX_PIECES])
+int dr_split_range(uint64_t addr, uint64_t size, unsigned max, struct dr_piece *out,
+		   uint64_t *covered)
 {
 	uint64_t left = size;
-	int n = 0;
+	unsigned n = 0;
 
-	if (size == 0 || addr + size - 1 < addr)
+	if (size == 0 || addr + size - 1 < addr || max == 0 || max > DR_NUM_SLOTS)
 		return -EINVAL;
 	/*
 	 * Greedy from the left is optimal for aligned power-of-two pieces:
 	 * any exact cover must also start at addr with a piece no larger
-	 * than the largest aligned one that fits.
+	 * than the largest aligned one that fits, and each piece it takes is
+	 * the longest that can start where the last one ended.
 	 */
-	while (left) {
+	while (left && n < max) {
 		unsigned len = largest_piece(addr, left);
 
-		if (n == DR_MAX_PIECES)
-			return -E2BIG;
 		out[n].addr = addr;
 		out[n].len = len;
 		n++;
 		addr += len;
 		left -= len;
 	}
-	return n;
+	*covered = size - left;
+	return (int)n;
 }
 
 unsigned dr7_enabled_slots(uint64_t dr7)

@@ -78,26 +78,26 @@ struct dr_slot {
  */
 int dr7_encode(const struct dr_slot slots[DR_NUM_SLOTS], uint64_t *dr7, char *why, size_t whylen);
 
-/* The most slots one watched access may take (the policy; see dr_split_range). */
-#define DR_MAX_PIECES 2
-
 struct dr_piece {
 	uint64_t addr;
 	unsigned len; /* 1, 2, 4 or 8, and addr % len == 0 */
 };
 
 /*
- * dr_split_range - the aligned pieces that exactly cover the access
- * [@addr, @addr + @size), largest first from the left, into @out.
- * Exact rather than rounded out to one larger aligned block: a rounded
- * block would also trap on the neighbouring bytes, which are other
- * variables, and report races on them.  At most DR_MAX_PIECES pieces, so
- * one watchpoint leaves slots for another vCPU's.  Returns the number of
- * pieces (1..DR_MAX_PIECES), -E2BIG when more would be needed (the access
- * is unwatchable in hardware; the caller counts it), or -EINVAL for
- * @size 0 or a range that wraps around the address space.
+ * dr_split_range - the aligned pieces that cover the access [@addr,
+ * @addr + @size), largest first from the left, into @out: at most @max
+ * of them (1..DR_NUM_SLOTS, the slots free for it).  Exact rather than
+ * rounded out to one larger aligned block: a rounded block would also
+ * trap on the neighbouring bytes, which are other variables, and report
+ * races on them.  When @max pieces do not reach the end, they cover the
+ * longest prefix @max aligned pieces can, and the rest stays unwatched
+ * by hardware (the caller counts it).  Stores the bytes covered, from
+ * @addr, in *@covered.  Returns the number of pieces (1..@max), or
+ * -EINVAL for @size 0, a range that wraps around the address space, or
+ * a bad @max.
  */
-int dr_split_range(uint64_t addr, uint64_t size, struct dr_piece out[DR_MAX_PIECES]);
+int dr_split_range(uint64_t addr, uint64_t size, unsigned max, struct dr_piece *out,
+		   uint64_t *covered);
 
 /*
  * dr7_enabled_slots - the slots @dr7 enables (Ln or Gn), as a mask

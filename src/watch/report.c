@@ -218,6 +218,58 @@ static bool is_runtime_frame(const struct sym_frame *fr)
 	return is_runtime(fr->func) || is_runtime(fr->symbol);
 }
 
+/*
+ * The runtime's functions by ELF symbol, wherever they are in a stack:
+ * the compiler's entry points, the slow paths, the report code and the
+ * port (whose inlined hypercall helpers carry its symbol).  Narrower
+ * than is_runtime(): the kernel has csan_ functions of its own
+ * (csan_run_on_cpus) that belong in a stack below the access.
+ */
+static bool is_runtime_symbol(const char *sym)
+{
+	static const char *const prefixes[] = {
+		"__tsan_",	 "__csan_",	   "csan_setup_watchpoint", "csan_found_watchpoint",
+		"csan_check_", "csan_report_", "csan_port_",		"csan_stack_save",
+		"kcsan_",	 "__kcsan_",
+	};
+	size_t i;
+
+	for (i = 0; sym && i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(sym, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Below the top: leave out runtime frames, and end an interrupt's stack
+ * at the interrupt entry, as KCSAN's reports do; what lies past it is
+ * the interrupted context (often the runtime's own watch), not the
+ * interrupt's story.
+ */
+static void trim_side(struct sym *sym, const struct csan_report_side *s,
+		      struct report_side_sym *ss)
+{
+	int i, n = ss->dropped + 1;
+
+	for (i = ss->dropped + 1; i < ss->nframes; i++) {
+		const struct sym_frame *fr = &ss->frames[i];
+
+		if (is_runtime_symbol(fr->symbol))
+			continue;
+		ss->frames[n++] = *fr;
+		if (s->context == CSAN_CTX_INTERRUPT && sym_in_entry_text(sym, fr->addr)) {
+			ss->entry = n - 1;
+			break;
+		}
+	}
+	if (s->context == CSAN_CTX_INTERRUPT && ss->entry < 0 &&
+	    sym_in_entry_text(sym, ss->frames[ss->dropped].addr)) {
+		ss->entry = ss->dropped;
+		n = ss->dropped + 1;
+	}
+	ss->nframes = n;
+}
+
 /* Append the frames of one PC to @ss, growing its array. */
 static int append_pc(struct sym *sym, struct report_side_sym *ss, int *cap, uint64_t pc,
 		     unsigned flags)
@@ -263,6 +315,8 @@ static int symbolize_side(struct sym *sym, const struct csan_report_side *s,
 	 */
 	while (ss->dropped < ss->nframes - 1 && is_runtime_frame(&ss->frames[ss->dropped]))
 		ss->dropped++;
+	ss->entry = -1;
+	trim_side(sym, s, ss);
 	ss->top = &ss->frames[ss->dropped];
 	return 0;
 }

@@ -30,6 +30,7 @@ struct report_side_sym {
 	int nframes;
 	int dropped;		     /* runtime frames (csan_*, __tsan_*) left off the top */
 	const struct sym_frame *top; /* frames[dropped]: what the title names */
+	int entry; /* an interrupt's stack ends at its entry: that frame's index, or -1 */
 };
 
 struct report_sym {

@@ -13,7 +13,8 @@ static const char rule[] = "====================================================
  * +offset/size (from the ELF symbol, as the kernel's %pS) and file:line;
  * an inline level has no offset of its own and is marked [inline].
  */
-static void print_frame(FILE *f, const struct sym_frame *fr, const char *prefix)
+static void print_frame_marked(FILE *f, const struct sym_frame *fr, const char *prefix,
+			       const char *mark)
 {
 	fputs(prefix, f);
 	if (!fr->func)
@@ -26,15 +27,24 @@ static void print_frame(FILE *f, const struct sym_frame *fr, const char *prefix)
 		fprintf(f, " %s:%d", fr->file, fr->line);
 	if (fr->inlined)
 		fputs(" [inline]", f);
+	if (mark)
+		fputs(mark, f);
 	fputc('\n', f);
+}
+
+static void print_frame(FILE *f, const struct sym_frame *fr, const char *prefix)
+{
+	print_frame_marked(f, fr, prefix, NULL);
 }
 
 static void print_side_stack(FILE *f, const struct report_side_sym *ss)
 {
 	int i;
 
+	/* An interrupt's stack ends at its entry, marked so nobody looks for more. */
 	for (i = ss->dropped; i < ss->nframes; i++)
-		print_frame(f, &ss->frames[i], " ");
+		print_frame_marked(f, &ss->frames[i], " ",
+				   i == ss->entry ? " [interrupt entry]" : NULL);
 }
 
 /* KCSAN's words for @access, "scoped" said as @env asks, in @buf. */
@@ -173,10 +183,14 @@ static void json_frame(FILE *f, const struct sym_frame *fr)
 	fprintf(f, ",\"off\":%" PRIu64 ",\"size\":%" PRIu64 ",\"file\":", fr->sym_off,
 		fr->sym_size);
 	report_json_string(f, fr->file);
+	fputs(",\"full_file\":", f);
+	report_json_string(f, fr->file_full);
 	fprintf(f, ",\"line\":%d,\"col\":%d", fr->line, fr->col);
 	if (fr->inlined) {
 		fputs(",\"call_file\":", f);
 		report_json_string(f, fr->call_file);
+		fputs(",\"call_full_file\":", f);
+		report_json_string(f, fr->call_file_full);
 		fprintf(f, ",\"call_line\":%d,\"call_col\":%d", fr->call_line, fr->call_col);
 	}
 	fputc('}', f);
@@ -206,7 +220,11 @@ static void json_side(FILE *f, const struct csan_report_side *s, const struct re
 			fputc(',', f);
 		json_hex(f, s->ret[j]);
 	}
-	fprintf(f, "],\"dropped\":%d,\"frames\":[", ss->dropped);
+	fprintf(f, "],\"dropped\":%d,", ss->dropped);
+	/* The frame an interrupt's stack ends at (its entry), when it has one. */
+	if (ss->entry >= 0)
+		fprintf(f, "\"interrupt_entry\":%d,", ss->entry);
+	fputs("\"frames\":[", f);
 	for (i = 0; i < ss->nframes; i++) {
 		if (i)
 			fputc(',', f);

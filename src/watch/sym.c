@@ -11,6 +11,7 @@
 
 #include <elfutils/libdw.h>
 
+#include "watch/srcpath.h"
 #include "watch/sym.h"
 #include "watch/cu_table.h"
 #include "watch/symtab.h"
@@ -41,6 +42,8 @@ struct sym {
 	Dwfl_Module *mod; /* the one module: the ELF */
 	char *path;
 	bool has_dwarf;
+	struct srcpath *paths; /* printed and full source paths */
+	uint64_t entry_lo, entry_hi; /* [__entry_text_start, __entry_text_end), or 0, 0 */
 	struct sym_cache_entry *cache;
 	uint64_t hits, misses, tick;
 	struct cu_table *cus;  /* each CU's functions by address, built as CUs are met */
@@ -124,6 +127,66 @@ static int report_module(struct sym *sym, const char *path, char *why, size_t wh
 	return 0;
 }
 
+/*
+ * Where the interrupt entry code is: Linux and the bundled guest both
+ * bracket it with __entry_text_start and __entry_text_end.
+ */
+static int first_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+			void *arg)
+{
+	*(Dwfl_Module **)arg = mod;
+	return DWARF_CB_ABORT;
+}
+
+static void find_entry_text(struct sym *sym)
+{
+	Dwfl_Module *mod = NULL;
+	uint64_t lo = 0, hi = 0;
+	int i, n;
+
+	if (dwfl_getmodules(sym->dwfl, first_module, &mod, 0) < 0 || !mod)
+		return;
+	n = dwfl_module_getsymtab(mod);
+	for (i = 1; i < n; i++) {
+		GElf_Sym es;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(mod, i, &es, &addr, NULL, NULL, NULL);
+
+		if (!name)
+			continue;
+		if (strcmp(name, "__entry_text_start") == 0)
+			lo = addr;
+		else if (strcmp(name, "__entry_text_end") == 0)
+			hi = addr;
+	}
+	if (lo && hi > lo) {
+		sym->entry_lo = lo;
+		sym->entry_hi = hi;
+	}
+}
+
+bool sym_in_entry_text(const struct sym *sym, uint64_t addr)
+{
+	return addr >= sym->entry_lo && addr < sym->entry_hi;
+}
+
+/*
+ * Each compilation unit votes for the source root (srcpath.h): the
+ * directory it shares with its compilation directory.
+ */
+static void vote_source_root(struct sym *sym)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+
+	while ((cu = dwfl_nextcu(sym->dwfl, cu, &bias)) != NULL) {
+		Dwarf_Attribute attr;
+
+		srcpath_vote(sym->paths, dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)),
+			     dwarf_diename(cu));
+	}
+}
+
 int sym_open(const char *path, struct sym **out, char *why, size_t whylen)
 {
 	struct sym *sym;
@@ -134,7 +197,7 @@ int sym_open(const char *path, struct sym **out, char *why, size_t whylen)
 	if (err)
 		return err;
 	sym = calloc(1, sizeof(*sym));
-	if (!sym || !(sym->path = strdup(path)) ||
+	if (!sym || !(sym->path = strdup(path)) || !(sym->paths = srcpath_new()) ||
 	    !(sym->cache = calloc(SYM_CACHE_SLOTS, sizeof(*sym->cache)))) {
 		snprintf(why, whylen, "out of memory loading %s", path);
 		err = -ENOMEM;
@@ -152,6 +215,8 @@ int sym_open(const char *path, struct sym **out, char *why, size_t whylen)
 		snprintf(why, whylen, "out of memory indexing the symbols of %s", path);
 	if (err)
 		goto fail;
+	vote_source_root(sym);
+	find_entry_text(sym);
 	pthread_mutex_init(&sym->lock, NULL);
 	*out = sym;
 	return 0;
@@ -162,6 +227,7 @@ fail:
 		if (sym->dwfl)
 			dwfl_end(sym->dwfl);
 		free(sym->cache);
+		srcpath_free(sym->paths);
 		free(sym->path);
 		free(sym);
 	}
@@ -181,6 +247,7 @@ void sym_close(struct sym *sym)
 	symtab_free(sym->symtab);
 	dwfl_end(sym->dwfl);
 	pthread_mutex_destroy(&sym->lock);
+	srcpath_free(sym->paths);
 	free(sym->path);
 	free(sym);
 }
@@ -195,22 +262,30 @@ bool sym_has_dwarf(const struct sym *sym)
 	return sym->has_dwarf;
 }
 
-/*
- * Paths as a developer reads them: relative to the compilation directory
- * when under it, as syzbot shows kernel paths relative to the tree.
- */
-static const char *rel_path(const char *path, const char *comp_dir)
+int sym_set_source_root(struct sym *sym, const char *dir)
 {
-	size_t n;
+	return srcpath_set_root(sym->paths, dir);
+}
 
-	if (!path)
-		return NULL;
-	if (comp_dir && (n = strlen(comp_dir)) > 0 && strncmp(path, comp_dir, n) == 0 &&
-	    path[n] == '/')
-		path += n + 1;
-	while (path[0] == '.' && path[1] == '/')
-		path += 2;
-	return path;
+int sym_source_file(struct sym *sym, uint64_t addr, char *out, size_t outlen)
+{
+	Dwfl_Line *line;
+	const char *file = NULL;
+	size_t n = 0;
+
+	pthread_mutex_lock(&sym->lock);
+	line = dwfl_module_getsrc(sym->mod, addr);
+	if (line)
+		file = dwfl_lineinfo(line, NULL, NULL, NULL, NULL, NULL);
+	if (file)
+		n = srcpath_join(dwfl_line_comp_dir(line), file, out, outlen);
+	pthread_mutex_unlock(&sym->lock);
+	return n ? 0 : -ENOENT;
+}
+
+const char *sym_source_root(struct sym *sym)
+{
+	return srcpath_root(sym->paths);
 }
 
 /*
@@ -249,7 +324,7 @@ static void fill_symbol(struct sym *sym, Dwfl_Module *mod, uint64_t at, bool ret
 }
 
 /* The line table's position of @at: where the innermost frame is. */
-static void fill_line(Dwfl_Module *mod, uint64_t at, struct sym_frame *f)
+static void fill_line(struct sym *sym, Dwfl_Module *mod, uint64_t at, struct sym_frame *f)
 {
 	Dwfl_Line *line = dwfl_module_getsrc(mod, at);
 	const char *file;
@@ -258,7 +333,7 @@ static void fill_line(Dwfl_Module *mod, uint64_t at, struct sym_frame *f)
 	if (!line)
 		return;
 	file = dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL);
-	f->file = rel_path(file, dwfl_line_comp_dir(line));
+	f->file = srcpath_show(sym->paths, dwfl_line_comp_dir(line), file, &f->file_full);
 	f->line = lineno;
 	f->col = col;
 }
@@ -292,13 +367,17 @@ struct cu_files {
 };
 
 /* DW_AT_call_file/line/column of inline instance @die. */
-static void call_site(Dwarf_Die *die, const struct cu_files *cu, struct sym_frame *f)
+static void call_site(struct sym *sym, Dwarf_Die *die, const struct cu_files *cu,
+		      struct sym_frame *f)
 {
 	int idx = die_udata(die, DW_AT_call_file);
 
 	f->call_file = NULL;
+	f->call_file_full = NULL;
 	if (cu->files && (size_t)idx < cu->nfiles)
-		f->call_file = rel_path(dwarf_filesrc(cu->files, idx, NULL, NULL), cu->comp_dir);
+		f->call_file =
+			srcpath_show(sym->paths, cu->comp_dir,
+				     dwarf_filesrc(cu->files, idx, NULL, NULL), &f->call_file_full);
 	f->call_line = die_udata(die, DW_AT_call_line);
 	f->call_col = die_udata(die, DW_AT_call_column);
 }
@@ -425,8 +504,9 @@ static int inline_chain(struct sym *sym, Dwfl_Module *mod, uint64_t at,
 		fr[n] = cur;
 		fr[n].func = die_name(&scopes[i]);
 		fr[n].inlined = true;
-		call_site(&scopes[i], &cu, &fr[n]);
+		call_site(sym, &scopes[i], &cu, &fr[n]);
 		cur.file = fr[n].call_file;
+		cur.file_full = fr[n].call_file_full;
 		cur.line = fr[n].call_line;
 		cur.col = fr[n].call_col;
 		n++;
@@ -451,7 +531,7 @@ static int lookup_dwfl(struct sym *sym, uint64_t addr, bool ret, struct sym_fram
 		return 1;
 	}
 	fill_symbol(sym, mod, at, ret, &base);
-	fill_line(mod, at, &base);
+	fill_line(sym, mod, at, &base);
 	return inline_chain(sym, mod, at, &base, fr);
 }
 

@@ -24,11 +24,12 @@
 struct sym_frame {
 	uint64_t addr;	  /* the address asked for (not addr - 1) */
 	const char *func; /* function name, NULL when unknown */
-	const char *file; /* source file, relative to the compilation
-			   * directory when under it; NULL when unknown */
+	const char *file; /* source file as printed: relative to the source
+			   * root when under it (srcpath.h); NULL when unknown */
+	const char *file_full; /* the same, absolute (as DWARF has it, normalized) */
 	int line, col;	  /* 0 when unknown */
 	/* Inline frames: the call site in the next (outer) frame. */
-	const char *call_file;
+	const char *call_file, *call_file_full;
 	int call_line, call_col;
 	/* The ELF symbol holding addr, as the kernel's %pS shows it. */
 	const char *symbol; /* NULL when no symbol covers addr */
@@ -52,6 +53,32 @@ int sym_open(const char *path, struct sym **out, char *why, size_t whylen);
 
 /* sym_close - release everything sym_open made; NULL is a no-op. */
 void sym_close(struct sym *sym);
+
+/*
+ * sym_set_source_root - print source paths relative to @dir instead of
+ * the root found from the DWARF (srcpath.h); NULL: the found one.  Call
+ * before the first lookup.  Returns 0 or -ENOMEM.
+ */
+int sym_set_source_root(struct sym *sym, const char *dir);
+
+/*
+ * sym_source_file - the full path (absolute, normalized) of the source
+ * file the line table gives for @addr, into @out (@outlen bytes), without
+ * printing anything through the source root: what a caller needs to find
+ * the root before the first lookup.  Returns 0, or -ENOENT when no line
+ * covers @addr (or the path does not fit).
+ */
+int sym_source_file(struct sym *sym, uint64_t addr, char *out, size_t outlen);
+
+/* sym_source_root - the source root paths are printed relative to, or NULL. */
+const char *sym_source_root(struct sym *sym);
+
+/*
+ * sym_in_entry_text - is @addr interrupt entry code (between the symbols
+ * __entry_text_start and __entry_text_end)?  False when the ELF has no
+ * such symbols.
+ */
+bool sym_in_entry_text(const struct sym *sym, uint64_t addr);
 
 /* sym_path - the ELF file @sym was opened from. */
 const char *sym_path(const struct sym *sym);

@@ -8,7 +8,7 @@ run_cli() {
 
 run_cli --help
 expect_rc 0
-for opt in --cpus --memory --append --scenario --timeout --seed --report-json --control \
+for opt in --cpus --memory --append --scenario --timeout --seed --report-json --source-root --control \
 	--send --console-escapes --sandbox --watch --host --guest --compare --compare-json \
 	--quiet --probe --version; do
 	# Listed as an option: at the start of its help line, then "=VALUE",
@@ -29,6 +29,7 @@ bad() {
 	expect_err "$opt"
 	expect_err "csan-vmm --help"
 }
+bad --source-root --source-root=
 bad --cpus --cpus=0
 bad --host --host=qemu
 bad --cpus --cpus=65

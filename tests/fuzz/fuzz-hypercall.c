@@ -1,6 +1,7 @@
 /* fuzz-hypercall.c: hypercalls with guest-chosen numbers, addresses and RAM. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,23 @@ struct call {
 };
 
 static struct fake_vm fvm;
+
+/*
+ * The VMM says what is wrong with each bad call on stderr, which is
+ * unbuffered: a system call per message part, for output libFuzzer
+ * throws away (-close_fd_mask).  Buffer it fully; sanitizer reports use
+ * their own descriptor.
+ */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	static char buf[1 << 16];
+
+	(void)argc;
+	(void)argv;
+	setvbuf(stderr, buf, _IOFBF, sizeof(buf));
+	return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

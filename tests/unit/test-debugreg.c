@@ -106,17 +106,28 @@ static void test_dr7_rejects(void)
 	}
 }
 
-/* Split (addr, size) and compare with the expected pieces. */
-static void expect_split(uint64_t addr, uint64_t size, int n, const struct dr_piece *want)
+/* Split (addr, size) into at most @max pieces and compare with the expected ones. */
+static void expect_split_max(uint64_t addr, uint64_t size, unsigned max, int n,
+			     uint64_t want_covered, const struct dr_piece *want)
 {
-	struct dr_piece got[DR_MAX_PIECES] = { { 0 } };
-	int i, rc = dr_split_range(addr, size, got);
+	struct dr_piece got[DR_NUM_SLOTS] = { { 0 } };
+	uint64_t covered = ~0ull;
+	int i, rc = dr_split_range(addr, size, max, got, &covered);
 
 	CHECK_EQ_U64(rc, n);
+	if (rc < 0)
+		return;
+	CHECK_EQ_U64(covered, want_covered);
 	for (i = 0; rc == n && i < n; i++) {
 		CHECK_EQ_U64(got[i].addr, want[i].addr);
 		CHECK_EQ_U64(got[i].len, want[i].len);
 	}
+}
+
+/* With every slot free: an exact cover when four pieces do it. */
+static void expect_split(uint64_t addr, uint64_t size, int n, const struct dr_piece *want)
+{
+	expect_split_max(addr, size, DR_NUM_SLOTS, n, size, want);
 }
 
 static void test_split(void)
@@ -137,20 +148,73 @@ static void test_split(void)
 	expect_split(0x1000, 12, 2, (struct dr_piece[]){ { 0x1000, 8 }, { 0x1008, 4 } });
 	expect_split(0x1004, 12, 2, (struct dr_piece[]){ { 0x1004, 4 }, { 0x1008, 8 } });
 	expect_split(0x1001, 2, 2, (struct dr_piece[]){ { 0x1001, 1 }, { 0x1002, 1 } });
+	/* Three and four pieces, when that many slots are free. */
+	expect_split(0x1002, 8, 3,
+		     (struct dr_piece[]){ { 0x1002, 2 }, { 0x1004, 4 }, { 0x1008, 2 } });
+	expect_split(
+		0x1001, 8, 4,
+		(struct dr_piece[]){ { 0x1001, 1 }, { 0x1002, 2 }, { 0x1004, 4 }, { 0x1008, 1 } });
+	expect_split(
+		0x1000, 32, 4,
+		(struct dr_piece[]){ { 0x1000, 8 }, { 0x1008, 8 }, { 0x1010, 8 }, { 0x1018, 8 } });
 	/* The top of the address space, without wrapping. */
 	expect_split(0xfffffffffffffff8ull, 8, 1,
 		     (struct dr_piece[]){ { 0xfffffffffffffff8ull, 8 } });
 
-	/* More than two pieces: unwatchable, the caller counts it. */
-	expect_split(0x1001, 8, -E2BIG, NULL);	/* 1 + 2 + 4 + 1 */
-	expect_split(0x1002, 8, -E2BIG, NULL);	/* 2 + 4 + 2 */
-	expect_split(0x1004, 16, -E2BIG, NULL); /* 4 + 8 + 4 */
-	expect_split(0x1000, 24, -E2BIG, NULL);
-	expect_split(0x1000, 7, -E2BIG, NULL); /* 4 + 2 + 1 */
-	expect_split(0x1000, 4096, -E2BIG, NULL);
+	/* Not enough slots: the longest prefix the free ones cover, the rest soft only. */
+	expect_split_max(0x1002, 8, 2, 2, 6, (struct dr_piece[]){ { 0x1002, 2 }, { 0x1004, 4 } });
+	expect_split_max(0x1004, 16, 2, 2, 12, (struct dr_piece[]){ { 0x1004, 4 }, { 0x1008, 8 } });
+	expect_split_max(0x1000, 24, 1, 1, 8, (struct dr_piece[]){ { 0x1000, 8 } });
+	expect_split_max(
+		0x1000, 4096, 4, 4, 32,
+		(struct dr_piece[]){ { 0x1000, 8 }, { 0x1008, 8 }, { 0x1010, 8 }, { 0x1018, 8 } });
+	expect_split_max(
+		0x1001, 4096, 4, 4, 15,
+		(struct dr_piece[]){ { 0x1001, 1 }, { 0x1002, 2 }, { 0x1004, 4 }, { 0x1008, 8 } });
 
 	expect_split(0x1000, 0, -EINVAL, NULL);
 	expect_split(0xfffffffffffffffcull, 8, -EINVAL, NULL);
+	expect_split_max(0x1000, 8, 0, -EINVAL, 0, NULL);
+	expect_split_max(0x1000, 8, DR_NUM_SLOTS + 1, -EINVAL, 0, NULL);
+}
+
+/*
+ * Every size 1..4096 at every alignment 0..63, with 1..4 slots: the
+ * pieces are aligned 1/2/4/8-byte spans that tile a prefix of the range
+ * with no gap or overlap, and with enough slots the whole of it.
+ */
+static void test_split_every_size(void)
+{
+	uint64_t size, off, covered, at;
+	unsigned max, bad = 0;
+	int n, i;
+
+	for (max = 1; max <= DR_NUM_SLOTS; max++)
+		for (off = 0; off < 64; off++)
+			for (size = 1; size <= 4096; size++) {
+				struct dr_piece p[DR_NUM_SLOTS];
+				uint64_t addr = 0x10000 + off;
+
+				n = dr_split_range(addr, size, max, p, &covered);
+				if (n < 1 || n > (int)max || covered < 1 || covered > size) {
+					bad++;
+					continue;
+				}
+				for (i = 0, at = addr; i < n; i++) {
+					if (p[i].addr != at ||
+					    (p[i].len != 1 && p[i].len != 2 && p[i].len != 4 &&
+					     p[i].len != 8) ||
+					    p[i].addr % p[i].len)
+						bad++;
+					at += p[i].len;
+				}
+				if (at != addr + covered)
+					bad++;
+				/* Fewer pieces than allowed only when the range is covered. */
+				if (n < (int)max && covered != size)
+					bad++;
+			}
+	CHECK_EQ_U64(bad, 0);
 }
 
 static void test_alloc(void)
@@ -209,9 +273,9 @@ static void test_guest_slots(void)
 {
 	struct dr_alloc a;
 	unsigned idx[DR_NUM_SLOTS] = { 0 };
-	const uint64_t guest_dr7 = DR7_L(0) | DR7_RW_WRITE << DR7_RW_SHIFT(0) |
-				   DR7_LEN_4 << DR7_LEN_SHIFT(0) | DR7_G(2) |
-				   DR7_RW_READ_WRITE << DR7_RW_SHIFT(2) | DR7_LEN_8 << DR7_LEN_SHIFT(2);
+	const uint64_t guest_dr7 =
+		DR7_L(0) | DR7_RW_WRITE << DR7_RW_SHIFT(0) | DR7_LEN_4 << DR7_LEN_SHIFT(0) |
+		DR7_G(2) | DR7_RW_READ_WRITE << DR7_RW_SHIFT(2) | DR7_LEN_8 << DR7_LEN_SHIFT(2);
 	uint64_t host_dr7;
 
 	CHECK_EQ_U64(dr7_enabled_slots(0), 0);
@@ -242,8 +306,9 @@ static void test_guest_slots(void)
 		   DR7_GE | DR7_LE | DR7_FIXED_1;
 	CHECK_EQ_U64(dr7_merge_guest(host_dr7, guest_dr7, 0x5), host_dr7 | guest_dr7);
 	/* A slot both want stays the host's. */
-	CHECK_EQ_U64(dr7_merge_guest(host_dr7, DR7_L(1) | DR7_RW_READ_WRITE << DR7_RW_SHIFT(1), 0x2),
-		     host_dr7);
+	CHECK_EQ_U64(
+		dr7_merge_guest(host_dr7, DR7_L(1) | DR7_RW_READ_WRITE << DR7_RW_SHIFT(1), 0x2),
+		host_dr7);
 	/* One slot's fields, and nothing else, move. */
 	CHECK_EQ_U64(dr7_copy_slot(host_dr7, guest_dr7, 2),
 		     host_dr7 | DR7_G(2) | DR7_RW_READ_WRITE << DR7_RW_SHIFT(2) |
@@ -328,6 +393,7 @@ int main(void)
 	test_dr7_values();
 	test_dr7_rejects();
 	test_split();
+	test_split_every_size();
 	test_alloc();
 	test_guest_slots();
 	test_dr6();

@@ -10,9 +10,9 @@ expect_out '^csan-result: scenario=counter-nolock status=pass expect=data-race m
 expect_err_in_order '^==================================================================$' \
 	'^BUG: KCSAN: data-race in counter_nolock_inc / counter_nolock_inc$' \
 	'^(read|write) to 0x[0-9a-f]+ of 8 bytes by task [0-9]+ on cpu [0-9]+:$' \
-	'^ counter_nolock_inc\+0x[0-9a-f]+/0x[0-9a-f]+ .*scenarios/counter-nolock\.c:[0-9]+$' \
-	'^ counter_nolock_step\+0x[0-9a-f]+/0x[0-9a-f]+ .*scenarios/counter-nolock\.c:[0-9]+$' \
-	'^ zoo_worker\+' \
+	'^ counter_nolock_inc\+0x[0-9a-f]+/0x[0-9a-f]+ src/guest/scenarios/counter-nolock\.c:[0-9]+$' \
+	'^ counter_nolock_step\+0x[0-9a-f]+/0x[0-9a-f]+ src/guest/scenarios/counter-nolock\.c:[0-9]+$' \
+	'^ zoo_worker\+0x[0-9a-f]+/0x[0-9a-f]+ src/guest/kernel/zoo\.c:[0-9]+$' \
 	'^(read|write) to 0x[0-9a-f]+ of 8 bytes by task [0-9]+ on cpu [0-9]+:$' \
 	'^ counter_nolock_inc\+0x[0-9a-f]+/0x[0-9a-f]+ .*scenarios/counter-nolock\.c:[0-9]+$' \
 	'^value changed: 0x[0-9a-f]+ -> 0x[0-9a-f]+$' \
@@ -24,6 +24,9 @@ expect_out '^\{"type":"report",.*"signature":"data-race:counter_nolock_inc/count
 allow_counter_nolock
 expect_reports 1
 expect_report_counts
+# Paths relative to the source root in print, the full one beside it in JSON.
+expect_out '"file":"src/guest/scenarios/counter-nolock\.c","full_file":"/[^"]*/src/guest/scenarios/counter-nolock\.c"'
+! grep -Eq '^ .* \.\./' "$err" || fail "a frame's path leaves the source root (../)"
 expect_watch_mode
 # Runtime frames never reach the report.
-! grep -Eq '^ (csan_check|csan_watch|__tsan_)' "$err" || fail "runtime frames in the report"
+expect_no_runtime_frames

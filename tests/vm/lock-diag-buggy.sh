@@ -14,6 +14,7 @@ reader=$(top_frame lock_diag_buggy_reader 'scenarios/lock-diag-buggy\.c')
 update=$(top_frame lock_diag_update 'scenarios/lock-diag-buggy\.c')
 allow_report "$t" "$(access_line write)" "$update" "$(access_line read)" "$reader"
 allow_report "$t" "$(access_line read)" "$reader" "$(access_line write)" "$update"
+allow_unknown_origin 'data-race in lock_diag_buggy_reader\+0x[0-9a-f]+/0x[0-9a-f]+' read '[0-9]+' "$reader"
 expect_reports 1
 expect_report_counts
 expect_watch_mode

@@ -247,8 +247,10 @@ static void test_inline_and_unknown_frames(void)
 			  " 0x0000000000500000\n\n");
 	j = json_of(&r);
 	CHECK_CONTAINS(j, "\"func\":\"hdr_store\",\"inline\":true,\"symbol\":\"leaf\",\"off\":14,"
-			  "\"size\":32,\"file\":\"tests/watch/symtest-inline.h\",\"line\":10,"
-			  "\"col\":15,\"call_file\":\"tests/watch/symtest.c\",\"call_line\":18,"
+			  "\"size\":32,\"file\":\"tests/watch/symtest-inline.h\","
+			  "\"full_file\":\"tests/watch/symtest-inline.h\",\"line\":10,"
+			  "\"col\":15,\"call_file\":\"tests/watch/symtest.c\","
+			  "\"call_full_file\":\"tests/watch/symtest.c\",\"call_line\":18,"
 			  "\"call_col\":9}");
 	CHECK_CONTAINS(j, "{\"pc\":\"0x500000\",\"func\":null,\"inline\":false,\"symbol\":null");
 	CHECK(j && json_line_ok(j));
@@ -278,7 +280,8 @@ static void test_json(void)
 		   "\"ip\":\"0x4010ee\",\"ip_after\":true,\"ret\":[\"0x40114f\"],\"dropped\":0,");
 	CHECK_CONTAINS(j, "{\"pc\":\"0x401110\",\"func\":\"writer\",\"inline\":false,"
 			  "\"symbol\":\"writer\",\"off\":16,\"size\":30,"
-			  "\"file\":\"tests/watch/symtest.c\",\"line\":108,\"col\":2}");
+			  "\"file\":\"tests/watch/symtest.c\","
+			  "\"full_file\":\"tests/watch/symtest.c\",\"line\":108,\"col\":2}");
 	free(j);
 	/* The checker itself must be able to say no. */
 	CHECK(!json_line_ok("{\"a\":1,}\n"));

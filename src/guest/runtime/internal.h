@@ -175,12 +175,14 @@ static __always_inline bool is_atomic(struct csan_ctx *ctx, uintptr_t addr, size
 	if (type & CSAN_ACCESS_ASSERT)
 		return false;
 	/*
-	 * A plain aligned write of up to a word is one store on x86-64 and
-	 * does not tear; by default it is treated as marked, as in Linux.
+	 * A plain aligned write of 1, 2, 4 or 8 bytes is one store on x86-64
+	 * and does not tear; by default it is treated as marked, as in Linux.
+	 * (A 3, 5 or 7-byte range write is several stores: never marked.)
 	 * It is still checked against other watchpoints.
 	 */
 	if ((type & CSAN_ACCESS_WRITE) && !(type & CSAN_ACCESS_COMPOUND) && size <= 8 &&
-	    (addr & (size - 1)) == 0 && csan_knob(assume_plain_writes_atomic))
+	    (size & (size - 1)) == 0 && (addr & (size - 1)) == 0 &&
+	    csan_knob(assume_plain_writes_atomic))
 		return true;
 	/* Outside atomic regions (nearly always): one branch for all three. */
 	if (likely(!(ctx->atomic_any | ctx->in_flat_atomic)))

@@ -156,11 +156,11 @@ void csan_port_report(const struct csan_hc_report *r)
  * CPU's stack (identity-mapped, so its address is the guest-physical one).
  * The host arms or disarms every vCPU before the call returns.
  */
-uint32_t csan_port_hw_arm(uintptr_t addr, size_t size, int type, uint32_t *ticket)
+uint32_t csan_port_hw_arm(uintptr_t addr, size_t *size, int type, uint32_t *ticket)
 {
 	struct csan_hc_hw_arm hc __attribute__((aligned(8))) = {
 		.addr = addr,
-		.size = (uint32_t)size,
+		.size = (uint32_t)*size,
 		.access = (uint32_t)type,
 	};
 
@@ -168,6 +168,8 @@ uint32_t csan_port_hw_arm(uintptr_t addr, size_t size, int type, uint32_t *ticke
 		return CSAN_HW_OFF;
 	hypercall(CSAN_HC_HW_ARM, &hc);
 	*ticket = hc.status == CSAN_HW_ARMED ? hc.ticket : 0;
+	if (hc.status == CSAN_HW_ARMED && hc.size <= *size)
+		*size = hc.size;
 	return hc.status;
 }
 

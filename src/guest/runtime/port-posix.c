@@ -108,7 +108,7 @@ bool csan_port_attach(struct csan_control *c)
 }
 
 /* No debug registers for a user process's watches: hardware mode is off. */
-uint32_t csan_port_hw_arm(uintptr_t addr, size_t size, int type, uint32_t *ticket)
+uint32_t csan_port_hw_arm(uintptr_t addr, size_t *size, int type, uint32_t *ticket)
 {
 	*ticket = 0;
 	return CSAN_HW_OFF;

@@ -90,12 +90,13 @@ bool csan_port_attach(struct csan_control *c);
 
 /*
  * csan_port_hw_arm - ask the host to back the watch of [@addr, @addr +
- * @size) by a watcher doing a @type access (CSAN_ACCESS_*) with debug
- * registers on every CPU (CSAN_HC_HW_ARM).  Returns an enum
- * csan_hw_status, with the ticket in *@ticket when CSAN_HW_ARMED.  Where
- * no host does this, return CSAN_HW_OFF.
+ * *@size) by a watcher doing a @type access (CSAN_ACCESS_*) with debug
+ * registers on every CPU (CSAN_HC_HW_ARM); *@size is at most
+ * CSAN_HW_MAX_SIZE.  Returns an enum csan_hw_status, with the ticket in
+ * *@ticket and the bytes the registers cover from @addr in *@size when
+ * CSAN_HW_ARMED.  Where no host does this, return CSAN_HW_OFF.
  */
-uint32_t csan_port_hw_arm(uintptr_t addr, size_t size, int type, uint32_t *ticket);
+uint32_t csan_port_hw_arm(uintptr_t addr, size_t *size, int type, uint32_t *ticket);
 
 /*
  * csan_port_hw_disarm - end the hardware watch @ticket and learn what the

@@ -130,12 +130,18 @@ static enum csan_value_change judge_consumed(const struct csan_watch *w)
  */
 static void hw_arm(struct csan_watch *w)
 {
-	uint32_t status = csan_port_hw_arm((uintptr_t)w->ptr, w->size, w->type, &w->hw_ticket);
+	size_t covered = w->size;
+	uint32_t status = csan_port_hw_arm((uintptr_t)w->ptr, &covered, w->type, &w->hw_ticket);
 
 	switch (status) {
-	case CSAN_HW_ARMED: csan_counter_inc(CSAN_COUNTER_HW_ARMED); break;
+	case CSAN_HW_ARMED:
+		csan_counter_inc(CSAN_COUNTER_HW_ARMED);
+		/* Too few debug registers for all of it: the rest is soft only. */
+		if (covered < w->size)
+			csan_counter_inc(CSAN_COUNTER_HW_PARTIAL);
+		break;
 	case CSAN_HW_NO_SLOT: csan_counter_inc(CSAN_COUNTER_HW_NO_SLOT); break;
-	case CSAN_HW_UNWATCHABLE: csan_counter_inc(CSAN_COUNTER_HW_UNWATCHABLE); break;
+	case CSAN_HW_UNWATCHABLE: csan_counter_inc(CSAN_COUNTER_HW_PARTIAL); break;
 	default: break; /* CSAN_HW_OFF: the host left hw mode meanwhile */
 	}
 }

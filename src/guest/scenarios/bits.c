@@ -113,13 +113,7 @@ static const struct zoo_row bits_row = {
 	.min_cpus = 2,
 	.budget_ms = 50000,
 	.expect = { .soft = ZOO_ASSERT, .hw = ZOO_ASSERT },
-	/*
-	 * The racing writer can look for a watchpoint just before the watcher
-	 * arms one and store just after: the watcher sees the value change
-	 * with no other side ("race at unknown origin", as in KCSAN).  Slow
-	 * vCPUs (PVM, a sanitizer build's host) widen that window.
-	 */
-	.also_kinds = ZOO_KIND(CSAN_REPORT_UNKNOWN_ORIGIN),
+	.also_kinds = ZOO_ONE_SIDED,
 };
 
 ZOO_SCENARIO("bits",

@@ -56,6 +56,7 @@ static const struct zoo_row init_assert_early_row = {
 	.min_cpus = 2,
 	.budget_ms = 50000,
 	.expect = { .soft = ZOO_ASSERT, .hw = ZOO_ASSERT },
+	.also_kinds = ZOO_ONE_SIDED,
 };
 
 ZOO_SCENARIO("init-assert-early",

@@ -86,6 +86,7 @@ static const struct zoo_row lock_diag_buggy_row = {
 	.min_cpus = 2,
 	.budget_ms = 50000,
 	.expect = { .soft = ZOO_DATA_RACE, .hw = ZOO_DATA_RACE },
+	.also_kinds = ZOO_ONE_SIDED,
 };
 
 ZOO_SCENARIO("lock-diag-buggy",

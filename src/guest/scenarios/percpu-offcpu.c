@@ -69,6 +69,7 @@ static const struct zoo_row percpu_offcpu_row = {
 	.min_cpus = 2,
 	.budget_ms = 50000,
 	.expect = { .soft = ZOO_ASSERT, .hw = ZOO_ASSERT },
+	.also_kinds = ZOO_ONE_SIDED,
 };
 
 ZOO_SCENARIO("percpu-offcpu",

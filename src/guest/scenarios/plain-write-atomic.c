@@ -44,13 +44,7 @@ static const struct zoo_row plain_write_atomic_row = {
 	.expect = { .soft = ZOO_NONE, .hw = ZOO_NONE },
 	.when = { { "assume_plain_writes_atomic", 0 } },
 	.when_expect = { .soft = ZOO_DATA_RACE, .hw = ZOO_DATA_RACE },
-	/*
-	 * The racing writer can look for a watchpoint just before the watcher
-	 * arms one and store just after: the watcher sees the value change
-	 * with no other side ("race at unknown origin", as in KCSAN).  Slow
-	 * vCPUs (PVM, a sanitizer build's host) widen that window.
-	 */
-	.also_kinds = ZOO_KIND(CSAN_REPORT_UNKNOWN_ORIGIN),
+	.also_kinds = ZOO_ONE_SIDED,
 };
 
 ZOO_SCENARIO(

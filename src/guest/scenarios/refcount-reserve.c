@@ -82,6 +82,7 @@ static const struct zoo_row refcount_reserve_row = {
 	.min_cpus = 2,
 	.budget_ms = 50000,
 	.expect = { .soft = ZOO_ASSERT, .hw = ZOO_ASSERT },
+	.also_kinds = ZOO_ONE_SIDED,
 };
 
 ZOO_SCENARIO("refcount-reserve",
