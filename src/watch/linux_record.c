@@ -1,24 +1,12 @@
 /* linux_record.c: a parsed Linux KCSAN report as the report log's record. */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "watch/linux_report.h"
+#include "watch/report.h"
 #include "watch/report_log.h"
-
-static int fail(char *why, size_t whylen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 /*
  * The address a printed frame stands for: the symbol's start in the ELF
@@ -45,8 +33,9 @@ static int side_record(const struct linux_access *a, unsigned i, struct sym *sym
 	int j;
 
 	if (a->cpu >= CSAN_MAX_CPUS)
-		return fail(why, whylen, "side %u: cpu %" PRIu32 " is not below csan-vmm's %d", i,
-			    a->cpu, CSAN_MAX_CPUS);
+		return report_reject(why, whylen,
+				     "side %u: cpu %" PRIu32 " is not below csan-vmm's %d", i,
+				     a->cpu, CSAN_MAX_CPUS);
 	s->addr = a->addr;
 	s->size = a->size > CSAN_REPORT_MAX_SIZE ? CSAN_REPORT_MAX_SIZE
 		  : a->size			 ? (uint32_t)a->size
@@ -71,13 +60,14 @@ static int side_record(const struct linux_access *a, unsigned i, struct sym *sym
 	}
 	if (!s->ip) {
 		if (!a->nframes)
-			return fail(why, whylen, "side %u: no stack frames", i);
-		return fail(why, whylen,
-			    "side %u: none of its %d frames is in %s (the first: %s%s+0x%" PRIx64
-			    "/0x%" PRIx64 "): is it this kernel's vmlinux?",
-			    i, a->nframes, sym_path(sym), a->frames[0].func,
-			    a->frames[0].module[0] ? " [module]" : "", a->frames[0].off,
-			    a->frames[0].size);
+			return report_reject(why, whylen, "side %u: no stack frames", i);
+		return report_reject(
+			why, whylen,
+			"side %u: none of its %d frames is in %s (the first: %s%s+0x%" PRIx64
+			"/0x%" PRIx64 "): is it this kernel's vmlinux?",
+			i, a->nframes, sym_path(sym), a->frames[0].func,
+			a->frames[0].module[0] ? " [module]" : "", a->frames[0].off,
+			a->frames[0].size);
 	}
 	return 0;
 }
@@ -95,9 +85,9 @@ int linux_report_to_record(const struct linux_report *lr, struct sym *sym,
 		*unresolved = 0;
 	want = lr->kind == CSAN_REPORT_UNKNOWN_ORIGIN ? 1 : 2;
 	if (lr->nsides != want)
-		return fail(why, whylen, "\"%s\": %u access line%s, a %s report has %u", lr->title,
-			    lr->nsides, lr->nsides == 1 ? "" : "s", report_kind_name(lr->kind),
-			    want);
+		return report_reject(why, whylen, "\"%s\": %u access line%s, a %s report has %u",
+				     lr->title, lr->nsides, lr->nsides == 1 ? "" : "s",
+				     report_kind_name(lr->kind), want);
 	for (i = 0; i < lr->nsides; i++) {
 		err = side_record(&lr->side[i], i, sym, &out->side[i], &lost, why, whylen);
 		if (err)

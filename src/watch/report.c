@@ -78,10 +78,7 @@ const char *report_mech_short(uint32_t mech)
 	return mech < CSAN_MECH_MAX && mech_short[mech] ? mech_short[mech] : "?";
 }
 
-/* Fill @why and return -EINVAL: every rejection names its field. */
-static int reject(char *why, size_t whylen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int reject(char *why, size_t whylen, const char *fmt, ...)
+int report_reject(char *why, size_t whylen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -96,30 +93,31 @@ static int validate_side_head(const struct csan_report_side *s, unsigned i, char
 			      size_t whylen)
 {
 	if (s->size < 1 || s->size > CSAN_REPORT_MAX_SIZE)
-		return reject(why, whylen, "side[%u].size: %u not in 1..%u", i, s->size,
-			      CSAN_REPORT_MAX_SIZE);
+		return report_reject(why, whylen, "side[%u].size: %u not in 1..%u", i, s->size,
+				     CSAN_REPORT_MAX_SIZE);
 	if (s->addr + s->size - 1 < s->addr)
-		return reject(why, whylen, "side[%u].addr: %#llx + %u wraps around", i,
-			      (unsigned long long)s->addr, s->size);
+		return report_reject(why, whylen, "side[%u].addr: %#llx + %u wraps around", i,
+				     (unsigned long long)s->addr, s->size);
 	if (!report_access_name(s->access))
-		return reject(why, whylen, "side[%u].access: %#x is not a KCSAN access type", i,
-			      s->access);
+		return report_reject(why, whylen, "side[%u].access: %#x is not a KCSAN access type",
+				     i, s->access);
 	if (s->cpu >= CSAN_MAX_CPUS)
-		return reject(why, whylen, "side[%u].cpu: %u not below %u", i, s->cpu,
-			      CSAN_MAX_CPUS);
+		return report_reject(why, whylen, "side[%u].cpu: %u not below %u", i, s->cpu,
+				     CSAN_MAX_CPUS);
 	if (s->context != CSAN_CTX_TASK && s->context != CSAN_CTX_INTERRUPT)
-		return reject(why, whylen,
-			      "side[%u].context: %u is neither task (%u) nor interrupt (%u)", i,
-			      s->context, CSAN_CTX_TASK, CSAN_CTX_INTERRUPT);
+		return report_reject(why, whylen,
+				     "side[%u].context: %u is neither task (%u) nor interrupt (%u)",
+				     i, s->context, CSAN_CTX_TASK, CSAN_CTX_INTERRUPT);
 	if (s->context == CSAN_CTX_INTERRUPT && s->task_id)
-		return reject(why, whylen, "side[%u].task_id: %u for an interrupt, must be 0", i,
-			      s->task_id);
+		return report_reject(why, whylen,
+				     "side[%u].task_id: %u for an interrupt, must be 0", i,
+				     s->task_id);
 	if (s->mechanism < CSAN_MECH_SOFT_WATCH || s->mechanism >= CSAN_MECH_MAX)
-		return reject(why, whylen, "side[%u].mechanism: %u not in 1..%u", i, s->mechanism,
-			      CSAN_MECH_MAX - 1);
+		return report_reject(why, whylen, "side[%u].mechanism: %u not in 1..%u", i,
+				     s->mechanism, CSAN_MECH_MAX - 1);
 	if (s->flags & ~CSAN_SIDE_KNOWN)
-		return reject(why, whylen, "side[%u].flags: unknown bits %#x", i,
-			      s->flags & ~CSAN_SIDE_KNOWN);
+		return report_reject(why, whylen, "side[%u].flags: unknown bits %#x", i,
+				     s->flags & ~CSAN_SIDE_KNOWN);
 	return 0;
 }
 
@@ -130,14 +128,14 @@ static int validate_side_stack(const struct csan_report_side *s, unsigned i, cha
 	unsigned j;
 
 	if (!s->ip)
-		return reject(why, whylen, "side[%u].ip: 0", i);
+		return report_reject(why, whylen, "side[%u].ip: 0", i);
 	if (s->nret > CSAN_REPORT_MAX_STACK)
-		return reject(why, whylen, "side[%u].nret: %u above %u", i, s->nret,
-			      CSAN_REPORT_MAX_STACK);
+		return report_reject(why, whylen, "side[%u].nret: %u above %u", i, s->nret,
+				     CSAN_REPORT_MAX_STACK);
 	for (j = 0; j < s->nret; j++)
 		if (!s->ret[j])
-			return reject(why, whylen, "side[%u].ret[%u]: 0 within nret %u", i, j,
-				      s->nret);
+			return report_reject(why, whylen, "side[%u].ret[%u]: 0 within nret %u", i,
+					     j, s->nret);
 	return 0;
 }
 
@@ -148,7 +146,8 @@ static int validate_unused_side(const struct csan_report_side *s, unsigned i, ch
 	static const struct csan_report_side zero;
 
 	if (memcmp(s, &zero, sizeof(zero)) != 0)
-		return reject(why, whylen, "side[%u]: not zero, but nsides says it is unused", i);
+		return report_reject(why, whylen,
+				     "side[%u]: not zero, but nsides says it is unused", i);
 	return 0;
 }
 
@@ -159,18 +158,20 @@ static int validate_kind(const struct csan_hc_report *r, char *why, size_t whyle
 	unsigned i;
 
 	if (r->kind < CSAN_REPORT_DATA_RACE || r->kind >= CSAN_REPORT_KIND_MAX)
-		return reject(why, whylen, "kind: %u not in 1..%u", r->kind,
-			      CSAN_REPORT_KIND_MAX - 1);
+		return report_reject(why, whylen, "kind: %u not in 1..%u", r->kind,
+				     CSAN_REPORT_KIND_MAX - 1);
 	if (r->nsides != (r->kind == CSAN_REPORT_UNKNOWN_ORIGIN ? 1u : 2u))
-		return reject(why, whylen, "nsides: %u, but a %s report has %u", r->nsides,
-			      report_kind_name(r->kind),
-			      r->kind == CSAN_REPORT_UNKNOWN_ORIGIN ? 1 : 2);
+		return report_reject(why, whylen, "nsides: %u, but a %s report has %u", r->nsides,
+				     report_kind_name(r->kind),
+				     r->kind == CSAN_REPORT_UNKNOWN_ORIGIN ? 1 : 2);
 	for (i = 0; i < r->nsides; i++)
 		any_assert |= (r->side[i].access & CSAN_ACCESS_ASSERT) != 0;
 	if (r->kind == CSAN_REPORT_ASSERT && !any_assert)
-		return reject(why, whylen, "kind: assert, but no side has CSAN_ACCESS_ASSERT");
+		return report_reject(why, whylen,
+				     "kind: assert, but no side has CSAN_ACCESS_ASSERT");
 	if (r->kind == CSAN_REPORT_DATA_RACE && any_assert)
-		return reject(why, whylen, "kind: data-race, but a side has CSAN_ACCESS_ASSERT");
+		return report_reject(why, whylen,
+				     "kind: data-race, but a side has CSAN_ACCESS_ASSERT");
 	return 0;
 }
 
@@ -180,8 +181,8 @@ int report_validate(const struct csan_hc_report *r, char *why, size_t whylen)
 	int err;
 
 	if (r->nsides < 1 || r->nsides > CSAN_REPORT_MAX_SIDES)
-		return reject(why, whylen, "nsides: %u not in 1..%u", r->nsides,
-			      CSAN_REPORT_MAX_SIDES);
+		return report_reject(why, whylen, "nsides: %u not in 1..%u", r->nsides,
+				     CSAN_REPORT_MAX_SIDES);
 	for (i = 0; i < CSAN_REPORT_MAX_SIDES; i++) {
 		if (i >= r->nsides)
 			err = validate_unused_side(&r->side[i], i, why, whylen);
@@ -194,15 +195,16 @@ int report_validate(const struct csan_hc_report *r, char *why, size_t whylen)
 	if (err)
 		return err;
 	if (r->value_flags & ~CSAN_VALUE_KNOWN)
-		return reject(why, whylen, "value_flags: unknown bits %#x",
-			      r->value_flags & ~CSAN_VALUE_KNOWN);
+		return report_reject(why, whylen, "value_flags: unknown bits %#x",
+				     r->value_flags & ~CSAN_VALUE_KNOWN);
 	if ((r->value_flags & CSAN_VALUE_MASK) &&
 	    (r->value_flags & (CSAN_VALUE_OLD | CSAN_VALUE_NEW)) !=
 		    (CSAN_VALUE_OLD | CSAN_VALUE_NEW))
-		return reject(why, whylen, "value_flags: a mask needs the old and new values");
+		return report_reject(why, whylen,
+				     "value_flags: a mask needs the old and new values");
 	if (!(r->value_flags & CSAN_VALUE_MASK) && r->mask)
-		return reject(why, whylen, "mask: %#llx without CSAN_VALUE_MASK",
-			      (unsigned long long)r->mask);
+		return report_reject(why, whylen, "mask: %#llx without CSAN_VALUE_MASK",
+				     (unsigned long long)r->mask);
 	return 0;
 }
 
@@ -228,9 +230,16 @@ static bool is_runtime_frame(const struct sym_frame *fr)
 static bool is_runtime_symbol(const char *sym)
 {
 	static const char *const prefixes[] = {
-		"__tsan_",	 "__csan_",	   "csan_setup_watchpoint", "csan_found_watchpoint",
-		"csan_check_", "csan_report_", "csan_port_",		"csan_stack_save",
-		"kcsan_",	 "__kcsan_",
+		"__tsan_",
+		"__csan_",
+		"csan_setup_watchpoint",
+		"csan_found_watchpoint",
+		"csan_check_",
+		"csan_report_",
+		"csan_port_",
+		"csan_stack_save",
+		"kcsan_",
+		"__kcsan_",
 	};
 	size_t i;
 
@@ -246,8 +255,7 @@ static bool is_runtime_symbol(const char *sym)
  * the interrupted context (often the runtime's own watch), not the
  * interrupt's story.
  */
-static void trim_side(struct sym *sym, const struct csan_report_side *s,
-		      struct report_side_sym *ss)
+static void trim_side(struct sym *sym, const struct csan_report_side *s, struct report_side_sym *ss)
 {
 	int i, n = ss->dropped + 1;
 

@@ -47,6 +47,13 @@ struct report_meta {
 };
 
 /*
+ * report_reject - format @fmt into @why (@whylen bytes) and return
+ * -EINVAL: how every rejection of a report names its field and reason.
+ */
+int report_reject(char *why, size_t whylen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
  * report_validate - check every field of @r, which comes from the guest
  * and is not trusted: kind, side count, each used side's size, access
  * bits, CPU, context, mechanism, flags, stack count and addresses, the
