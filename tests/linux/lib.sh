@@ -34,12 +34,15 @@ require_linux() {
 # host, which gives the 4 vCPUs this machine's CPUs); sets $rc and fills
 # $out/$err.
 run_linux() {
-	for attempt in 1 2; do
+	attempt=1
+	while :; do
 		timeout "$VMM_WALL_LIMIT" "$VMM" --cpus=4 --memory=512M \
 			--timeout="$LINUX_TIMEOUT" "$@" "$vmlinux" </dev/null >"$out" 2>"$err"
 		rc=$?
 		[ "$rc" != 124 ] || fail "csan-vmm still running after ${VMM_WALL_LIMIT}s"
-		[ "$linux_env" = emulated ] && [ "$attempt" = 1 ] && nested_state_lost || break
+		[ "$linux_env" = emulated ] && [ "$attempt" -lt "$NESTED_ATTEMPTS" ] &&
+			nested_state_lost || break
+		attempt=$((attempt + 1))
 	done
 	if [ "$linux_env" = emulated ]; then
 		expect_err "^csan-vmm: (/dev/kvm does not exist|a Linux guest does not run on this KVM).*: running in the emulated host"
