@@ -3,7 +3,11 @@
 # to its KCSAN KUnit suite and through it, two ways, 4 vCPUs, 512 MiB:
 #  - qemu-system-x86_64 -kernel on this machine in pure emulation (TCG,
 #    -cpu max, multi-threaded), the reference issue 13 names;
-#  - csan-vmm inside the emulated host (real kvm-amd under TCG).
+#  - csan-vmm inside the emulated host (real kvm-amd under TCG);
+#  - the peer comparison: inside one emulated host, on its one KVM,
+#    qemu-system-x86_64 -accel kvm against csan-vmm, boot to the first
+#    KTAP line in wall time, alternately PEER_ROUNDS times (default 3;
+#    bench/linux-peer-inside.sh), QEMU and its firmware carried in.
 # Figures are the guest's own printk times (kvm-clock / TCG's clock, both
 # wall time): boot to the first KTAP line, and the suite from there to its
 # summary; plus the whole run's wall time (the emulated host's own boot,
@@ -49,6 +53,18 @@ t0=$(now)
 	>"$tmp/vmm.log" 2>"$tmp/vmm.err" || true
 report csan-vmm "$tmp/vmm.log" "$(echo "$t0 $(now)" | awk '{ printf "%.1f", $2 - $1 }')"
 
+# The peer comparison: QEMU, its libraries (the harness carries those of
+# any ELF it carries) and its firmware directories go in beside csan-vmm.
+qemu_bin=$(command -v "$qemu")
+"$emuhost" --cpus 2 --memory 3072 --timeout 900 --file "$build/csan-vmm" --file "$vmlinux" \
+	--file "$qemu_bin:/usr/bin/qemu-system-x86_64" --file /usr/share/qemu:/usr/share/ \
+	--file /usr/share/seabios:/usr/share/ --file "$src/bench/linux-peer-inside.sh" \
+	-- sh /csan/linux-peer-inside.sh "${PEER_ROUNDS:-3}" >"$tmp/peer.log" 2>&1 || {
+	echo "linux-boot: the peer comparison failed:"
+	tail -n 20 "$tmp/peer.log"
+	exit 1
+}
+
 awk '{ k[$1] = $2; s[$1] = $3 - $2; w[$1] = $4; r[$1] = $5; for (i = 6; i <= NF; i++) r[$1] = r[$1] " " $i }
 END {
 	print "linux-boot: KCSAN KUnit kernel, 4 vCPUs; boot to first KTAP line / suite / whole run"
@@ -56,3 +72,12 @@ END {
 	printf "linux-boot:   csan-vmm in the emulated host  %.2f s / %.1f s / %.1f s (%s)\n", k["csan-vmm"], s["csan-vmm"], w["csan-vmm"], r["csan-vmm"]
 	printf "linux-boot:   csan-vmm (emulated host) / QEMU TCG: boot %.2fx, suite %.2fx\n", k["csan-vmm"] / k["qemu"], s["csan-vmm"] / s["qemu"]
 }' "$tmp/figures"
+awk '$1 == "peer:" && NF == 4 { t[$2] += $4 - $3; n[$2]++ }
+END {
+	if (!n["qemu-kvm"] || !n["csan-vmm"]) { print "linux-boot: no peer figures"; exit 1 }
+	q = t["qemu-kvm"] / n["qemu-kvm"]; c = t["csan-vmm"] / n["csan-vmm"]
+	print "linux-boot: peer, inside the emulated host on its KVM: wall time to the first KTAP line, mean of " n["csan-vmm"]
+	printf "linux-boot:   qemu-system-x86_64 -accel kvm  %.2f s\n", q
+	printf "linux-boot:   csan-vmm                       %.2f s\n", c
+	printf "linux-boot:   QEMU / csan-vmm: %.2fx (goal: 3x)\n", q / c
+}' "$tmp/peer.log"
