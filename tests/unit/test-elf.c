@@ -102,13 +102,26 @@ static void check_loaded(const struct img *im, const uint8_t *ram)
 	CHECK(ram[DATA + DATA_MEMSZ] == 0xaa);
 }
 
-static void test_valid(void)
+/* Load @g into RAM poisoned with 0xaa and check it holds @im's image. */
+static void load_and_check(struct elf_guest *g, const struct img *im)
 {
 	const uint64_t ram_size = 4 << 20;
+	uint8_t *ram = malloc(ram_size);
+	char why[512];
+
+	if (!ram)
+		return;
+	memset(ram, 0xaa, ram_size);
+	CHECK_RC(elf_guest_load(g, ram, ram_size, why, sizeof(why)), 0);
+	check_loaded(im, ram);
+	free(ram);
+}
+
+static void test_valid(void)
+{
 	char path[PATH_MAX], why[512];
 	struct elf_guest g;
 	struct img im;
-	uint8_t *ram;
 
 	img_default(&im);
 	if (!expect_open(&im, &g, path, sizeof(path)))
@@ -143,13 +156,7 @@ static void test_valid(void)
 
 	CHECK_RC(elf_guest_check_fits(&g, 64 << 20, why, sizeof(why)), 0);
 	CHECK_RC(elf_guest_check_fits(&g, DATA + DATA_MEMSZ, why, sizeof(why)), 0);
-	ram = malloc(ram_size);
-	if (ram) {
-		memset(ram, 0xaa, ram_size);
-		CHECK_RC(elf_guest_load(&g, ram, ram_size, why, sizeof(why)), 0);
-		check_loaded(&im, ram);
-		free(ram);
-	}
+	load_and_check(&g, &im);
 	elf_guest_close(&g);
 	elf_guest_close(&g); /* twice is harmless */
 	CHECK(g.fd == -1 && g.path == NULL);
@@ -164,23 +171,15 @@ static void test_valid(void)
  */
 static void test_truncated_after_open(void)
 {
-	const uint64_t ram_size = 4 << 20;
-	char path[PATH_MAX], why[512];
+	char path[PATH_MAX];
 	struct elf_guest g;
 	struct img im;
-	uint8_t *ram;
 
 	img_default(&im);
 	if (!expect_open(&im, &g, path, sizeof(path)))
 		return;
 	CHECK(truncate(path, 0) == 0);
-	ram = malloc(ram_size);
-	if (ram) {
-		memset(ram, 0xaa, ram_size);
-		CHECK_RC(elf_guest_load(&g, ram, ram_size, why, sizeof(why)), 0);
-		check_loaded(&im, ram);
-		free(ram);
-	}
+	load_and_check(&g, &im);
 	CHECK(elf_guest_find_scenario(&g, "selftest") == &g.scenarios[0]);
 	elf_guest_close(&g);
 	unlink(path);
