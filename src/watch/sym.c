@@ -129,36 +129,16 @@ static int report_module(struct sym *sym, const char *path, char *why, size_t wh
 
 /*
  * Where the interrupt entry code is: Linux and the bundled guest both
- * bracket it with __entry_text_start and __entry_text_end.
+ * bracket it with __entry_text_start and __entry_text_end.  From the
+ * symbol index, built just before: one pass over the ELF's symbols.
  */
-static int first_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
-			void *arg)
-{
-	*(Dwfl_Module **)arg = mod;
-	return DWARF_CB_ABORT;
-}
-
 static void find_entry_text(struct sym *sym)
 {
-	Dwfl_Module *mod = NULL;
-	uint64_t lo = 0, hi = 0;
-	int i, n;
+	uint64_t lo, hi;
 
-	if (dwfl_getmodules(sym->dwfl, first_module, &mod, 0) < 0 || !mod)
+	if (symtab_by_name(sym->symtab, "__entry_text_start", 0, &lo, NULL) ||
+	    symtab_by_name(sym->symtab, "__entry_text_end", 0, &hi, NULL))
 		return;
-	n = dwfl_module_getsymtab(mod);
-	for (i = 1; i < n; i++) {
-		GElf_Sym es;
-		GElf_Addr addr;
-		const char *name = dwfl_module_getsym_info(mod, i, &es, &addr, NULL, NULL, NULL);
-
-		if (!name)
-			continue;
-		if (strcmp(name, "__entry_text_start") == 0)
-			lo = addr;
-		else if (strcmp(name, "__entry_text_end") == 0)
-			hi = addr;
-	}
 	if (lo && hi > lo) {
 		sym->entry_lo = lo;
 		sym->entry_hi = hi;
