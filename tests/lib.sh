@@ -130,6 +130,27 @@ nested_state_lost() {
 # Runs a test makes of one command when nested_state_lost says so.
 NESTED_ATTEMPTS=3
 
+# retry_nested_state_lost RUN ARGS...: RUN ARGS (a function that sets
+# $rc, $out and $err), again while nested_state_lost says so, at most
+# NESTED_ATTEMPTS runs in all.
+retry_nested_state_lost() {
+	attempt=1
+	while :; do
+		"$@"
+		[ "$attempt" -lt "$NESTED_ATTEMPTS" ] && nested_state_lost || break
+		attempt=$((attempt + 1))
+	done
+}
+
+# emuhost_vmm ARGS...: csan-vmm ARGS in the emulated host, once.
+emuhost_vmm() {
+	# shellcheck disable=SC2086 # carry_files is a word list
+	"$EMUHOST" --timeout "$VMM_WALL_LIMIT" --file "$VMM" \
+		--file "$GUEST:/csan/src/guest/csan-guest" $carry_files \
+		-- csan-vmm "$@" >"$out" 2>"$err"
+	rc=$?
+}
+
 # run_vmm_as_given ARGS...: the same with no --watch added (--compare
 # picks the modes itself and refuses --watch).  --host=kvm: this test's
 # environment is the host (tests of --host=auto and emulated call csan-vmm
@@ -138,16 +159,7 @@ run_vmm_as_given() {
 	set -- --host=kvm "$@"
 	case "${CSAN_TEST_ENV:-direct}" in
 	emuhost)
-		attempt=1
-		while :; do
-			# shellcheck disable=SC2086 # carry_files is a word list
-			"$EMUHOST" --timeout "$VMM_WALL_LIMIT" --file "$VMM" \
-				--file "$GUEST:/csan/src/guest/csan-guest" $carry_files \
-				-- csan-vmm "$@" >"$out" 2>"$err"
-			rc=$?
-			[ "$attempt" -lt "$NESTED_ATTEMPTS" ] && nested_state_lost || break
-			attempt=$((attempt + 1))
-		done
+		retry_nested_state_lost emuhost_vmm "$@"
 		[ "$rc" != 125 ] || fail "the emulated host failed to run csan-vmm"
 		;;
 	*)

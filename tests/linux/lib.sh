@@ -29,21 +29,24 @@ require_linux() {
 	esac
 }
 
+# run_linux_once ARGS...: csan-vmm --cpus=4 ARGS VMLINUX, once.
+run_linux_once() {
+	timeout "$VMM_WALL_LIMIT" "$VMM" --cpus=4 --memory=512M \
+		--timeout="$LINUX_TIMEOUT" "$@" "$vmlinux" </dev/null >"$out" 2>"$err"
+	rc=$?
+	[ "$rc" != 124 ] || fail "csan-vmm still running after ${VMM_WALL_LIMIT}s"
+}
+
 # run_linux ARGS...: csan-vmm --cpus=4 ARGS VMLINUX as a user runs it
 # (--host=auto: this machine's KVM where it runs Linux, else the emulated
 # host, which gives the 4 vCPUs this machine's CPUs); sets $rc and fills
 # $out/$err.
 run_linux() {
-	attempt=1
-	while :; do
-		timeout "$VMM_WALL_LIMIT" "$VMM" --cpus=4 --memory=512M \
-			--timeout="$LINUX_TIMEOUT" "$@" "$vmlinux" </dev/null >"$out" 2>"$err"
-		rc=$?
-		[ "$rc" != 124 ] || fail "csan-vmm still running after ${VMM_WALL_LIMIT}s"
-		[ "$linux_env" = emulated ] && [ "$attempt" -lt "$NESTED_ATTEMPTS" ] &&
-			nested_state_lost || break
-		attempt=$((attempt + 1))
-	done
+	if [ "$linux_env" = emulated ]; then
+		retry_nested_state_lost run_linux_once "$@"
+	else
+		run_linux_once "$@"
+	fi
 	if [ "$linux_env" = emulated ]; then
 		expect_err "^csan-vmm: (/dev/kvm does not exist|a Linux guest does not run on this KVM).*: running in the emulated host"
 	fi
