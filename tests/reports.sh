@@ -68,9 +68,10 @@ top_frame() {
 # writer was uninstrumented, or an instrumented one looked for a
 # watchpoint just before the watcher armed it and stored just after.
 allow_unknown_origin() {
-	t=$1 k=$2 s=$3 f=$4
+	# Names of its own: sh has no locals, and callers hold $t and $f.
+	uo_title=$1 uo_access=$(access_line "race at unknown origin, with $2" "$3") uo_frame=$4
 	shift 4
-	allow_report "$t" "$(access_line "race at unknown origin, with $k" "$s")" "$f" - - \
+	allow_report "$uo_title" "$uo_access" "$uo_frame" - - \
 		'value changed: 0x[0-9a-f]+ -> 0x[0-9a-f]+' "$@"
 }
 

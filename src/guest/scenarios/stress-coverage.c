@@ -174,6 +174,7 @@ static const struct zoo_row stress_coverage_row = {
 	.min_cpus = 2,
 	.budget_ms = STRESS_NPAIRS * STRESS_PAIR_MS + 5000,
 	.expect = { .soft = ZOO_ASSERT, .hw = ZOO_ASSERT },
+	.also_kinds = ZOO_ONE_SIDED,
 };
 
 ZOO_SCENARIO("stress-coverage",
