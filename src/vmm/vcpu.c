@@ -345,7 +345,14 @@ static void kick_handler(int sig)
 
 int vcpu_start_all(struct vm *vm)
 {
-	struct sigaction sa = { .sa_handler = kick_handler };
+	/*
+	 * SA_RESTART: a kick must not cut short a write the vCPU thread is
+	 * blocked in (a report or console output to a slow terminal or serial
+	 * line: stdio drops the rest of a write that fails with EINTR).
+	 * KVM_RUN still comes back: KVM ends it with -EINTR, which the kernel
+	 * never restarts (KVM_EXIT_INTR, Documentation/virt/kvm/api.rst).
+	 */
+	struct sigaction sa = { .sa_handler = kick_handler, .sa_flags = SA_RESTART };
 	unsigned i;
 	int r = 0;
 
@@ -359,7 +366,6 @@ int vcpu_start_all(struct vm *vm)
 		}
 	}
 	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: KVM_RUN must come back with EINTR. */
 	if (sigaction(VCPU_KICK_SIGNAL, &sa, NULL) < 0) {
 		r = -errno;
 		fprintf(stderr, "csan-vmm: cannot install the vCPU kick signal: %s\n",
