@@ -81,6 +81,27 @@ size_t guest_read_linear(struct vcpu *vcpu, uint64_t linear, void *buf, size_t l
 	return done;
 }
 
+size_t guest_write_linear(struct vcpu *vcpu, uint64_t linear, const void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		uint64_t page_left = 4096 - ((linear + done) & 4095);
+		size_t chunk = len - done < page_left ? len - done : (size_t)page_left;
+		uint64_t gpa = 0;
+		void *hva;
+
+		if (translate(vcpu, linear + done, &gpa))
+			break;
+		hva = vm_gpa_to_hva(vcpu->vm, gpa, chunk);
+		if (!hva)
+			break;
+		memcpy(hva, (const uint8_t *)buf + done, chunk);
+		done += chunk;
+	}
+	return done;
+}
+
 size_t guest_read_code(struct vcpu *vcpu, uint64_t rip, uint8_t *buf, size_t len)
 {
 	struct kvm_sregs sregs;

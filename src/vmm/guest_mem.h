@@ -31,6 +31,13 @@ int guest_get_regs(struct vcpu *vcpu, struct csan_regs *r, struct guest_cregs *c
 size_t guest_read_linear(struct vcpu *vcpu, uint64_t linear, void *buf, size_t len);
 
 /*
+ * guest_write_linear - the same the other way: @len bytes from @buf to
+ * guest-linear @linear (the guest's stack, for instructions the VMM does
+ * in its place).  Returns the bytes written.
+ */
+size_t guest_write_linear(struct vcpu *vcpu, uint64_t linear, const void *buf, size_t len);
+
+/*
  * guest_read_code - copy up to @len bytes of code at @rip (through CS in
  * modes where its base counts).  Returns the bytes copied.
  */

@@ -180,6 +180,7 @@ static int build_vm(struct elf_guest *g, const struct guest_profile *prof,
 	if (!rc)
 		rc = elf_guest_load(g, vm_ram(*vm), vm_ram_size(*vm), why, sizeof(why));
 	if (!rc) {
+		(*vm)->image = g;
 		(*vm)->profile = prof;
 		if (prof->setup)
 			rc = prof->setup(*vm, why, sizeof(why));

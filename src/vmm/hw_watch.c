@@ -44,16 +44,6 @@
  * slot then, ours wins for that watch, and the clash is counted.
  */
 
-/* What a debug register caught: the first hit of a watch. */
-struct hw_hit {
-	uint32_t cpu, context, access, size;
-	uint64_t ip;   /* the accessing instruction, or with ip_after the trap PC past it */
-	bool ip_after; /* the instruction could not be decoded */
-	bool excused;  /* made with checking disabled: data_race(), not a race */
-	uint32_t nret; /* return addresses in ret[] */
-	uint64_t ret[CSAN_REPORT_MAX_STACK];
-};
-
 /* One guest watch backed by debug registers. */
 struct hw_armed {
 	uint32_t ticket; /* 0: the entry is free */
@@ -64,7 +54,7 @@ struct hw_armed {
 	uint32_t hits;
 	bool have_hit;
 	bool disarming; /* slots already free, results not yet final */
-	struct hw_hit hit;
+	struct hw_watch_hit hit;
 };
 
 /*
@@ -93,6 +83,8 @@ struct hw_engine {
 	uint64_t guest_repairs;		   /* guest slots KVM had overwritten with ours */
 	uint64_t arm_ns, disarm_ns;
 	uint64_t loads; /* KVM_SET_GUEST_DEBUG calls (atomic): one per vCPU and change */
+	uint64_t runtime_hits; /* the sanitizer's own accesses (its value reads) */
+	const struct hw_guest_view *view; /* NULL: the bundled guest's control block */
 };
 
 struct hw_engine *hw_engine_new(void)
@@ -104,6 +96,11 @@ struct hw_engine *hw_engine_new(void)
 	pthread_mutex_init(&hw->lock, NULL);
 	dr_alloc_init(&hw->alloc);
 	return hw;
+}
+
+void hw_watch_set_view(struct hw_engine *hw, const struct hw_guest_view *view)
+{
+	hw->view = view;
 }
 
 void hw_engine_free(struct hw_engine *hw)
@@ -324,14 +321,63 @@ static uint32_t take_slots(struct hw_engine *hw, uint32_t ticket, uint64_t addr,
 	return CSAN_HW_ARMED;
 }
 
-static int hc_hw_arm(struct vcpu *vcpu, uint32_t gpa)
+int hw_watch_arm(struct vcpu *vcpu, uint64_t addr, uint32_t *size, uint32_t access,
+		 uint32_t *ticket, uint32_t *status)
 {
 	struct vm *vm = vcpu->vm;
 	struct hw_engine *hw = vm->hw;
-	struct csan_hc_hw_arm a;
 	struct hw_armed *slot = NULL;
 	uint64_t t0 = now_ns(), value;
 	unsigned i;
+	int rc;
+
+	*ticket = 0;
+	if (!__atomic_load_n(&vm->watch_hw, __ATOMIC_RELAXED)) {
+		*status = CSAN_HW_OFF;
+		return VCPU_RESUME;
+	}
+	value = read_value(vcpu, addr, *size);
+
+	pthread_mutex_lock(&hw->lock);
+	for (i = 0; i < HW_MAX_WATCHES && !slot; i++)
+		if (!hw->armed[i].ticket)
+			slot = &hw->armed[i];
+	if (!slot) {
+		hw->no_slot++;
+		*status = CSAN_HW_NO_SLOT;
+	} else {
+		if (++hw->next_ticket == 0)
+			hw->next_ticket = 1;
+		*status = take_slots(hw, hw->next_ticket, addr, size, access);
+	}
+	if (*status == CSAN_HW_ARMED) {
+		*ticket = hw->next_ticket;
+		*slot = (struct hw_armed){
+			.ticket = *ticket,
+			.cpu = vcpu->id,
+			.addr = addr,
+			.size = *size,
+			.access = access,
+			.value = value,
+		};
+		hw->arms++;
+	}
+	pthread_mutex_unlock(&hw->lock);
+
+	if (*status == CSAN_HW_ARMED) {
+		rc = apply_everywhere(vcpu);
+		if (rc != VCPU_RESUME)
+			return rc;
+		pthread_mutex_lock(&hw->lock);
+		hw->arm_ns += now_ns() - t0;
+		pthread_mutex_unlock(&hw->lock);
+	}
+	return VCPU_RESUME;
+}
+
+static int hc_hw_arm(struct vcpu *vcpu, uint32_t gpa)
+{
+	struct csan_hc_hw_arm a;
 	int rc;
 
 	rc = hc_read_args(vcpu, CSAN_HC_HW_ARM, gpa, &a, sizeof(a));
@@ -343,74 +389,30 @@ static int hc_hw_arm(struct vcpu *vcpu, uint32_t gpa)
 	if (a.access & ~CSAN_ACCESS_KNOWN)
 		return hc_fail(vcpu, CSAN_HC_HW_ARM, "access", "unknown bits %#" PRIx32,
 			       a.access & ~CSAN_ACCESS_KNOWN);
-	a.ticket = 0;
-	if (!__atomic_load_n(&vm->watch_hw, __ATOMIC_RELAXED)) {
-		a.status = CSAN_HW_OFF;
-		write_back(vcpu, gpa, &a, sizeof(a));
-		return VCPU_RESUME;
-	}
-	value = read_value(vcpu, a.addr, a.size);
-
-	pthread_mutex_lock(&hw->lock);
-	for (i = 0; i < HW_MAX_WATCHES && !slot; i++)
-		if (!hw->armed[i].ticket)
-			slot = &hw->armed[i];
-	if (!slot) {
-		hw->no_slot++;
-		a.status = CSAN_HW_NO_SLOT;
-	} else {
-		if (++hw->next_ticket == 0)
-			hw->next_ticket = 1;
-		a.status = take_slots(hw, hw->next_ticket, a.addr, &a.size, a.access);
-	}
-	if (a.status == CSAN_HW_ARMED) {
-		a.ticket = hw->next_ticket;
-		*slot = (struct hw_armed){
-			.ticket = a.ticket,
-			.cpu = vcpu->id,
-			.addr = a.addr,
-			.size = a.size,
-			.access = a.access,
-			.value = value,
-		};
-		hw->arms++;
-	}
-	pthread_mutex_unlock(&hw->lock);
-
-	if (a.status == CSAN_HW_ARMED) {
-		rc = apply_everywhere(vcpu);
-		if (rc != VCPU_RESUME)
-			return rc;
-		pthread_mutex_lock(&hw->lock);
-		hw->arm_ns += now_ns() - t0;
-		pthread_mutex_unlock(&hw->lock);
-	}
+	rc = hw_watch_arm(vcpu, a.addr, &a.size, a.access, &a.ticket, &a.status);
+	if (rc != VCPU_RESUME)
+		return rc;
 	write_back(vcpu, gpa, &a, sizeof(a));
 	return VCPU_RESUME;
 }
 
-static int hc_hw_disarm(struct vcpu *vcpu, uint32_t gpa)
+int hw_watch_disarm(struct vcpu *vcpu, uint32_t ticket, struct hw_watch_result *res)
 {
 	struct vm *vm = vcpu->vm;
 	struct hw_engine *hw = vm->hw;
-	struct csan_hc_hw_disarm d;
 	struct hw_armed *w, done;
 	uint64_t t0 = now_ns();
 	unsigned i;
 	int rc;
 
-	rc = hc_read_args(vcpu, CSAN_HC_HW_DISARM, gpa, &d, sizeof(d));
-	if (rc != VCPU_RESUME)
-		return rc;
 	pthread_mutex_lock(&hw->lock);
-	w = find_armed(hw, d.ticket);
+	w = find_armed(hw, ticket);
 	if (!w || w->cpu != vcpu->id || w->disarming) {
 		pthread_mutex_unlock(&hw->lock);
-		return hc_fail(vcpu, CSAN_HC_HW_DISARM, "ticket",
-			       "%" PRIu32 " is not a watch this vCPU armed", d.ticket);
+		return -ENOENT;
 	}
 	w->disarming = true;
-	dr_alloc_put(&hw->alloc, d.ticket);
+	dr_alloc_put(&hw->alloc, ticket);
 	for (i = 0; i < DR_NUM_SLOTS; i++) {
 		uint64_t owner;
 
@@ -429,7 +431,7 @@ static int hc_hw_disarm(struct vcpu *vcpu, uint32_t gpa)
 	if (rc != VCPU_RESUME)
 		return rc;
 	pthread_mutex_lock(&hw->lock);
-	w = find_armed(hw, d.ticket);
+	w = find_armed(hw, ticket);
 	done = *w;
 	w->ticket = 0;
 	hw->last[vcpu->id] = done;
@@ -437,15 +439,39 @@ static int hc_hw_disarm(struct vcpu *vcpu, uint32_t gpa)
 	hw->disarm_ns += now_ns() - t0;
 	pthread_mutex_unlock(&hw->lock);
 
+	memset(res, 0, sizeof(*res));
+	res->hits = done.hits;
+	res->have_hit = done.have_hit;
+	res->hit = done.hit;
+	return VCPU_RESUME;
+}
+
+static int hc_hw_disarm(struct vcpu *vcpu, uint32_t gpa)
+{
+	struct csan_hc_hw_disarm d;
+	struct hw_watch_result res;
+	uint32_t ticket;
+	int rc;
+
+	rc = hc_read_args(vcpu, CSAN_HC_HW_DISARM, gpa, &d, sizeof(d));
+	if (rc != VCPU_RESUME)
+		return rc;
+	ticket = d.ticket;
+	rc = hw_watch_disarm(vcpu, ticket, &res);
+	if (rc == -ENOENT)
+		return hc_fail(vcpu, CSAN_HC_HW_DISARM, "ticket",
+			       "%" PRIu32 " is not a watch this vCPU armed", d.ticket);
+	if (rc != VCPU_RESUME)
+		return rc;
 	memset(&d, 0, sizeof(d));
-	d.ticket = done.ticket;
-	d.hits = done.hits;
-	if (done.have_hit) {
-		d.cpu = done.hit.cpu;
-		d.context = done.hit.context;
-		d.access = done.hit.access;
-		d.size = done.hit.size;
-		d.ip = done.hit.ip;
+	d.ticket = ticket;
+	d.hits = res.hits;
+	if (res.have_hit) {
+		d.cpu = res.hit.cpu;
+		d.context = res.hit.context;
+		d.access = res.hit.access;
+		d.size = res.hit.size;
+		d.ip = res.hit.ip;
 	}
 	write_back(vcpu, gpa, &d, sizeof(d));
 	return VCPU_RESUME;
@@ -556,7 +582,7 @@ static bool decode_access(struct vcpu *vcpu, uint64_t pc, struct insn_info *out)
 }
 
 /* Describe the access that trapped on @vcpu for the watch @w (a copy). */
-static void describe_hit(struct vcpu *vcpu, const struct hw_armed *w, struct hw_hit *hit)
+static void describe_hit(struct vcpu *vcpu, const struct hw_armed *w, struct hw_watch_hit *hit)
 {
 	struct vm *vm = vcpu->vm;
 	uint64_t pcs[UNWIND_MAX_PCS];
@@ -564,11 +590,20 @@ static void describe_hit(struct vcpu *vcpu, const struct hw_armed *w, struct hw_
 	struct csan_regs regs;
 	int n = 0;
 
+	const struct hw_guest_view *view = vm->hw->view;
+
 	memset(hit, 0, sizeof(*hit));
 	hit->cpu = vcpu->id;
-	hit->context = guest_context(vm, vcpu->id);
-	hit->excused = guest_checking_disabled(vm, vcpu->id, hit->context);
-	if (hit->excused)
+	if (view) {
+		hit->context = view->context(vcpu);
+		hit->task_id = hit->context == CSAN_CTX_TASK ? view->task_id(vcpu) : 0;
+		hit->excused = view->checking_disabled(vcpu, hit->context);
+		hit->runtime = view->runtime_pc(vm, vcpu->run->debug.arch.pc);
+	} else {
+		hit->context = guest_context(vm, vcpu->id);
+		hit->excused = guest_checking_disabled(vm, vcpu->id, hit->context);
+	}
+	if (hit->excused || hit->runtime)
 		return;
 	if (decode_access(vcpu, vcpu->run->debug.arch.pc, &insn)) {
 		hit->ip = insn.addr;
@@ -681,7 +716,7 @@ int hw_watch_debug_exit(struct vcpu *vcpu)
 
 	for (i = 0; i < DR_NUM_SLOTS; i++) {
 		struct hw_armed copy, *w;
-		struct hw_hit hit;
+		struct hw_watch_hit hit;
 
 		if (!(e.data_hits & (1u << i)) || !tickets[i])
 			continue;
@@ -715,6 +750,8 @@ int hw_watch_debug_exit(struct vcpu *vcpu)
 		w = find_armed(hw, tickets[i]);
 		if (w && hit.excused) {
 			hw->excused++;
+		} else if (w && hit.runtime) {
+			hw->runtime_hits++;
 		} else if (w) {
 			if (w->hits < UINT32_MAX)
 				w->hits++;
@@ -779,13 +816,14 @@ void hw_watch_print_stats(struct vm *vm, FILE *f)
 			"csan-vmm: hardware watches: %" PRIu64 " armed, %" PRIu64
 			" without a free debug register, %" PRIu64 " partly (%" PRIu64
 			" bytes not hardware-watched), %" PRIu64 " hits (+%" PRIu64
-			" after their watch ended, %" PRIu64 " under data_race()), %" PRIu64
+			" after their watch ended, %" PRIu64 " under data_race(), %" PRIu64
+			" by the sanitizer itself), %" PRIu64
 			" debug exits not ours; guest's own"
 			" breakpoints: %" PRIu64 " loads gave one way to ours, %" PRIu64
 			" restored after KVM saved ours as the guest's; mean arm %.1f us,"
 			" disarm %.1f us, %.1f register loads per arm+disarm (%u vCPUs)\n",
 			hw->arms, hw->no_slot, hw->partial, hw->uncovered_bytes, hw->hits,
-			hw->late_hits, hw->excused, hw->foreign_exits, hw->guest_clashes,
+			hw->late_hits, hw->excused, hw->runtime_hits, hw->foreign_exits, hw->guest_clashes,
 			hw->guest_repairs,
 			hw->arms ? (double)hw->arm_ns / (double)hw->arms / 1e3 : 0.0,
 			hw->disarms ? (double)hw->disarm_ns / (double)hw->disarms / 1e3 : 0.0,

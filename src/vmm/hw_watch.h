@@ -20,6 +20,58 @@ struct hw_engine;
 struct hw_engine *hw_engine_new(void);
 void hw_engine_free(struct hw_engine *hw);
 
+/* What a debug register caught: the first hit of a watch that counts. */
+struct hw_watch_hit {
+	uint32_t cpu, context, task_id, access, size;
+	uint64_t ip;   /* the accessing instruction, or with ip_after the trap PC past it */
+	bool ip_after; /* the instruction could not be decoded */
+	bool excused;  /* made with checking disabled: data_race(), not a race */
+	bool runtime;  /* the sanitizer's own access (its value read), not a race */
+	uint32_t nret; /* return addresses in ret[] */
+	uint64_t ret[CSAN_REPORT_MAX_STACK];
+};
+
+/* What a watch saw, at its disarm. */
+struct hw_watch_result {
+	uint32_t hits; /* accesses that trapped and count */
+	bool have_hit; /* with the first in @hit */
+	struct hw_watch_hit hit;
+};
+
+/*
+ * How the engine reads a guest that published no csan control block (a
+ * Linux kernel): what a trapping vCPU runs (task or interrupt, which
+ * task), whether it made its access with checking disabled, and whether
+ * a PC is the sanitizer's own code.  Called on the trapping vCPU's
+ * thread.  Without a view the bundled guest's control block is read.
+ */
+struct hw_guest_view {
+	uint32_t (*context)(struct vcpu *vcpu);
+	uint32_t (*task_id)(struct vcpu *vcpu);
+	bool (*checking_disabled)(struct vcpu *vcpu, uint32_t context);
+	bool (*runtime_pc)(struct vm *vm, uint64_t pc);
+};
+
+/* hw_watch_set_view - read the guest through @view from now on (before the vCPUs run). */
+void hw_watch_set_view(struct hw_engine *hw, const struct hw_guest_view *view);
+
+/*
+ * hw_watch_arm - on @vcpu's thread, watch [@addr, @addr + *@size) on
+ * every vCPU for accesses conflicting with @access (CSAN_ACCESS_*) before
+ * returning.  *@status gets a csan_hw_status (CSAN_HW_OFF in soft mode),
+ * *@ticket the watch's name when armed, *@size the bytes covered.
+ * Returns VCPU_RESUME, or VCPU_STOP after vm_end() on a host error.
+ */
+int hw_watch_arm(struct vcpu *vcpu, uint64_t addr, uint32_t *size, uint32_t access,
+		 uint32_t *ticket, uint32_t *status);
+
+/*
+ * hw_watch_disarm - end @vcpu's watch @ticket on every vCPU and tell what
+ * it caught in @res.  Returns VCPU_RESUME, -ENOENT when @ticket is not a
+ * watch @vcpu armed, or VCPU_STOP after vm_end() on a host error.
+ */
+int hw_watch_disarm(struct vcpu *vcpu, uint32_t ticket, struct hw_watch_result *res);
+
 /* hw_watch_register - serve CSAN_HC_HW_ARM and CSAN_HC_HW_DISARM.  Returns 0 or -EINVAL. */
 int hw_watch_register(void);
 

@@ -12,9 +12,11 @@
 #include "vmm/console_ring.h"
 #include "vmm/exit_status.h"
 #include "vmm/linux_guest.h"
+#include "vmm/linux_watch.h"
 #include "vmm/options.h"
 #include "vmm/pc_ports.h"
 #include "vmm/profile.h"
+#include "vmm/vcpu.h"
 #include "vmm/vm.h"
 #include "watch/ktap.h"
 #include "watch/linux_report.h"
@@ -33,6 +35,7 @@ struct linux_state {
 	/* Under the console lock (console_line), read after the run. */
 	struct ktap ktap;
 	struct linux_report_parser *kcsan; /* Linux's own KCSAN reports */
+	struct linux_watch *watch;	   /* hw mode: KCSAN's watchpoints followed */
 	unsigned kcsan_lost;		   /* blocks that could not be records */
 	bool panicked;
 	bool restarting; /* Linux said "reboot: Restarting system" */
@@ -45,6 +48,13 @@ struct linux_state {
 static struct linux_state *state(struct vm *vm)
 {
 	return vm->profile_state;
+}
+
+struct linux_watch *linux_guest_watch(struct vm *vm)
+{
+	struct linux_state *ls = vm->profile == &linux_profile ? state(vm) : NULL;
+
+	return ls ? __atomic_load_n(&ls->watch, __ATOMIC_ACQUIRE) : NULL;
 }
 
 static char *linux_cmdline(const struct options *o, const char *scenario)
@@ -114,8 +124,14 @@ static int linux_exit(struct vcpu *vcpu)
  */
 static void kcsan_submit(struct vm *vm, struct linux_state *ls, struct linux_report *lr)
 {
+	struct linux_watch *lw = linux_guest_watch(vm);
+	struct csan_hc_report rec;
 	char why[256];
-	int rc = linux_report_submit(vm->reports, vm->sym, lr, NULL, why, sizeof(why));
+	int rc = linux_report_to_record(lr, vm->sym, &rec, NULL, why, sizeof(why));
+
+	/* In hw mode the host's watch of the same race may make it one report. */
+	if (!rc && !(lw && linux_watch_console_report(vm, lw, &rec)))
+		rc = report_log_submit(vm->reports, &rec, why, sizeof(why));
 
 	if (rc < 0) {
 		ls->kcsan_lost++;
@@ -308,6 +324,8 @@ static void linux_console_end(struct vm *vm)
 
 	if (ls && ls->kcsan && linux_report_flush(ls->kcsan, &lr))
 		kcsan_submit(vm, ls, lr);
+	if (ls)
+		linux_watch_flush(vm, ls->watch);
 }
 
 static int linux_summarize(struct vm *vm, int status, FILE *out)
@@ -317,6 +335,7 @@ static int linux_summarize(struct vm *vm, int status, FILE *out)
 	if (!ls)
 		return status;
 	ktap_print(&ls->ktap, out);
+	linux_watch_print_stats(ls->watch, out);
 	if (ls->kcsan_lost)
 		fprintf(out, "csan-vmm: %u KCSAN report%s on the console could not be read (said above)\n",
 			ls->kcsan_lost, ls->kcsan_lost == 1 ? "" : "s");
@@ -336,10 +355,37 @@ static void linux_teardown(struct vm *vm)
 
 	if (!ls)
 		return;
+	linux_watch_free(ls->watch);
 	cmos_destroy(&ls->cmos);
 	linux_report_parser_free(ls->kcsan);
 	free(ls);
 	vm->profile_state = NULL;
+}
+
+/*
+ * Hardware-watchpoint mode follows KCSAN's watchpoints through traps
+ * planted in the kernel's text before it boots (linux_watch.c): a run
+ * started in soft mode has none, and cannot switch later.
+ */
+static int linux_watch_hw(struct vm *vm, char *why, size_t whylen)
+{
+	struct linux_state *ls = state(vm);
+	struct linux_watch *lw;
+	int rc;
+
+	if (!ls || ls->watch)
+		return 0;
+	if (vm->ncpus && vm->vcpus[0]->started) {
+		snprintf(why, whylen,
+			 "a Linux guest switches to hw mode only if it started in it (the traps "
+			 "that follow KCSAN are planted before boot): run with --watch=hw, then "
+			 "switch between soft and hw as you like");
+		return -ENOTSUP;
+	}
+	rc = linux_watch_start(vm, &lw, why, whylen);
+	if (!rc)
+		__atomic_store_n(&ls->watch, lw, __ATOMIC_RELEASE);
+	return rc;
 }
 
 const struct guest_profile linux_profile = {
@@ -350,6 +396,7 @@ const struct guest_profile linux_profile = {
 	.setup = linux_setup,
 	.console_line = linux_console_line,
 	.exit = linux_exit,
+	.watch_hw = linux_watch_hw,
 	.console_end = linux_console_end,
 	.summarize = linux_summarize,
 	.teardown = linux_teardown,

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 struct vm;
+struct linux_watch;
 
 /* Guest RAM without --memory: what the KCSAN KUnit kernel runs in under QEMU. */
 #define LINUX_DEFAULT_MEMORY (512ull << 20)
@@ -26,5 +27,8 @@ struct vm;
  * where the Linux console is read: a KCSAN report parser plugs in here.
  */
 void linux_console_line(struct vm *vm, const char *line, size_t len);
+
+/* linux_guest_watch - the KCSAN follower of hw mode (linux_watch.h), or NULL. */
+struct linux_watch *linux_guest_watch(struct vm *vm);
 
 #endif /* CSAN_VMM_LINUX_GUEST_H */

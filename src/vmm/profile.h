@@ -57,6 +57,14 @@ struct guest_profile {
 	void (*console_line)(struct vm *vm, const char *line, size_t len);
 
 	/*
+	 * The run is switching to hardware-watchpoint mode (at start, or from
+	 * the console or control socket): prepare what this kind of guest
+	 * needs for it, once, or refuse.  Returns 0, or a negative errno with
+	 * what the user can do in @why.
+	 */
+	int (*watch_hw)(struct vm *vm, char *why, size_t whylen);
+
+	/*
 	 * A vCPU exit the common loop does not own (KVM_EXIT_SHUTDOWN,
 	 * KVM_EXIT_SYSTEM_EVENT).  Returns VCPU_RESUME or VCPU_STOP when the
 	 * profile took it, -1 when it is a fault like any other.

@@ -90,6 +90,7 @@ static const int allowed_always[] = {
 static const unsigned long allowed_ioctls[] = {
 	KVM_RUN,
 	KVM_GET_REGS,
+	KVM_SET_REGS, /* what a KCSAN trap replaced, done by the host (linux_watch.c) */
 	KVM_GET_SREGS,
 	KVM_TRANSLATE,
 	KVM_SET_GUEST_DEBUG,

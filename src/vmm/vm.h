@@ -16,6 +16,7 @@ struct unwinder;
 struct report_log;
 struct csan_control;
 struct hw_engine;
+struct elf_guest;
 struct guest_profile;
 
 struct vm_config {
@@ -64,6 +65,9 @@ struct vm {
 	unsigned ring_max;
 	pthread_mutex_t ring_lock;
 	bool pc_platform;   /* the PC's ACPI extras, for a Linux guest (acpi.c) */
+
+	/* The loaded kernel image (guest_run.c owns it); NULL before the load. */
+	const struct elf_guest *image;
 
 	/* The kind of guest (profile.h) and the profile's own state; NULL: none. */
 	const struct guest_profile *profile;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "csan/abi.h"
+#include "vmm/profile.h"
 #include "vmm/vm.h"
 #include "vmm/watch_mode.h"
 #include "watch/report_log.h"
@@ -47,6 +48,12 @@ int watch_mode_set(struct vm *vm, bool hw, char *why, size_t whylen)
 		snprintf(why, whylen, "hardware watchpoints are unavailable on this host: %s",
 			 vm->hw_unavailable);
 		return -ENOTSUP;
+	}
+	if (hw && vm->profile && vm->profile->watch_hw) {
+		int rc = vm->profile->watch_hw(vm, why, whylen);
+
+		if (rc)
+			return rc;
 	}
 	__atomic_store_n(&vm->watch_hw, hw ? 1 : 0, __ATOMIC_SEQ_CST);
 	watch_mode_publish(vm);

@@ -632,3 +632,55 @@ void sym_dwfl_unlock(struct sym *sym)
 {
 	pthread_mutex_unlock(&sym->lock);
 }
+
+/* The definition (not a declaration) of structure @name among @die's children. */
+static bool find_struct(Dwarf_Die *die, const char *name, Dwarf_Die *out)
+{
+	Dwarf_Die child;
+	Dwarf_Attribute a;
+	const char *n;
+
+	if (dwarf_child(die, &child) != 0)
+		return false;
+	do {
+		if (dwarf_tag(&child) != DW_TAG_structure_type ||
+		    dwarf_attr(&child, DW_AT_declaration, &a))
+			continue;
+		n = dwarf_diename(&child);
+		if (n && strcmp(n, name) == 0) {
+			*out = child;
+			return true;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+int sym_member_offset(struct sym *sym, uint64_t near, const char *type, const char *member,
+		      uint64_t *offset)
+{
+	Dwarf_Die *cudie, st, m;
+	Dwarf_Attribute a;
+	Dwarf_Word off;
+	Dwarf_Addr bias;
+	const char *n;
+	int rc = -ENOENT;
+
+	pthread_mutex_lock(&sym->lock);
+	cudie = sym->mod ? dwfl_module_addrdie(sym->mod, near, &bias) : NULL;
+	if (!cudie || !find_struct(cudie, type, &st) || dwarf_child(&st, &m) != 0)
+		goto out;
+	do {
+		if (dwarf_tag(&m) != DW_TAG_member || !(n = dwarf_diename(&m)) ||
+		    strcmp(n, member) != 0)
+			continue;
+		if (!dwarf_attr(&m, DW_AT_data_member_location, &a) ||
+		    dwarf_formudata(&a, &off) != 0)
+			break;
+		*offset = off;
+		rc = 0;
+		break;
+	} while (dwarf_siblingof(&m, &m) == 0);
+out:
+	pthread_mutex_unlock(&sym->lock);
+	return rc;
+}

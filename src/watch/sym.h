@@ -119,6 +119,16 @@ int sym_addr_of(struct sym *sym, const char *name, uint64_t size_hint, uint64_t 
 		uint64_t *size);
 
 /*
+ * sym_member_offset - the byte offset of @member in structure @type as
+ * the compilation unit holding address @near defines it (a function of
+ * the file whose layout counts), into @offset.  Thread-safe.  Returns 0,
+ * or -ENOENT when that unit has no such structure or member (no DWARF,
+ * or a bit-field without a byte offset).
+ */
+int sym_member_offset(struct sym *sym, uint64_t near, const char *type, const char *member,
+		      uint64_t *offset);
+
+/*
  * sym_cache_stats - lookups answered from the cache (@hits) and by libdw
  * (@misses) so far.
  */

@@ -1,0 +1,96 @@
+/* trap_plan.h: port-I/O traps planted in a guest function, and what they stand in for. */
+#ifndef CSAN_WATCH_TRAP_PLAN_H
+#define CSAN_WATCH_TRAP_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * To learn when a guest function starts and returns without a debug
+ * register (those stay free for data watches) and without int3 (with
+ * KVM's software breakpoints every int3 of the guest's own, Linux's
+ * text_poke_bp among them, would come to the VMM and need re-injecting),
+ * the VMM overwrites a few whole instructions at the function's entry and
+ * before each of its returns with "out %al, $port" (E6 ib, 2 bytes), a
+ * KVM_EXIT_IO on every kind of KVM, and NOPs for the rest.  At the exit
+ * it does what the replaced instructions would have done (pushes, pops,
+ * register moves: the prologue and epilogue), and KVM steps past the OUT
+ * as for any port write, onto the NOPs: the VMM never moves RIP.
+ *
+ * Only instructions whose effect is registers and the stack are replaced,
+ * and only where no branch lands inside the replaced bytes (a branch to
+ * the first one is fine: it then runs the trap).  A function that leaves
+ * other than by RET (a tail call) cannot be planned: its watch would
+ * never end.
+ */
+
+#define TRAP_OUT_OPCODE	 0xe6 /* OUT imm8, AL */
+#define TRAP_LEN	 2    /* bytes of the OUT */
+#define TRAP_MAX_REPLACED 4   /* instructions one site stands in for */
+#define TRAP_MAX_SITE_LEN 8   /* bytes one site replaces */
+#define TRAP_MAX_EXITS	 8    /* RETs of one function */
+
+/* What a replaced instruction did; registers in the ModRM numbering (rax 0 .. r15 15). */
+enum trap_op {
+	TRAP_OP_PUSH,  /* push reg */
+	TRAP_OP_POP,   /* pop reg */
+	TRAP_OP_MOV,   /* mov dst, src (64-bit registers) */
+	TRAP_OP_LEAVE, /* mov rsp, rbp; pop rbp */
+	TRAP_OP_NOP,
+};
+
+struct trap_insn {
+	enum trap_op op;
+	unsigned reg; /* push, pop, mov: the register written or pushed */
+	unsigned src; /* mov: the register read */
+	unsigned len;
+};
+
+struct trap_site {
+	uint64_t addr;
+	unsigned len; /* bytes replaced: whole instructions, >= TRAP_LEN */
+	unsigned ninsn;
+	struct trap_insn insn[TRAP_MAX_REPLACED];
+	uint8_t orig[TRAP_MAX_SITE_LEN];
+};
+
+struct trap_plan {
+	struct trap_site entry;
+	unsigned nexits;
+	struct trap_site exit[TRAP_MAX_EXITS];
+};
+
+/*
+ * trap_plan_function - decode the function at guest address @addr (@len
+ * bytes of its code in @code) and choose its entry site and one site
+ * before each RET.  Returns 0 with the plan in @out; -EINVAL with the
+ * reason in @why (@whylen bytes) when the code cannot be decoded, leaves
+ * by a jump elsewhere, has more RETs than TRAP_MAX_EXITS, or has no
+ * replaceable instructions where a site is needed; -ENOMEM when the
+ * disassembler cannot start.
+ */
+int trap_plan_function(const uint8_t *code, size_t len, uint64_t addr, struct trap_plan *out,
+		       char *why, size_t whylen);
+
+/* trap_site_code - the bytes that replace @s: the OUT to @port, then NOPs. */
+void trap_site_code(const struct trap_site *s, uint8_t port, uint8_t out[TRAP_MAX_SITE_LEN]);
+
+/* The stack as trap_emulate reaches it: 8 bytes at guest virtual @addr. */
+typedef bool (*trap_read_fn)(void *ctx, uint64_t addr, uint64_t *val);
+typedef bool (*trap_write_fn)(void *ctx, uint64_t addr, uint64_t val);
+
+/*
+ * trap_emulate - do what the instructions @s replaced would have done to
+ * @regs (16 general registers, ModRM order; rsp is regs[4], rbp regs[5])
+ * and the stack.  Returns 0, or -EFAULT when a stack slot could not be
+ * read or written (@regs is then partly updated: the caller must not
+ * write it back).
+ */
+int trap_emulate(const struct trap_site *s, uint64_t regs[16], trap_read_fn read,
+		 trap_write_fn write, void *ctx);
+
+#define TRAP_REG_RSP 4
+#define TRAP_REG_RBP 5
+
+#endif /* CSAN_WATCH_TRAP_PLAN_H */

@@ -1,0 +1,35 @@
+# linux-hw-unknown-origin.sh: what hw mode adds to a stock Linux KCSAN.
+# Linux's own KUnit case test_unknown_origin races test_kernel_read
+# against test_kernel_write_uninstrumented, which is __no_kcsan: KCSAN
+# alone (soft mode) can only say "race at unknown origin" with the
+# reader's stack.  In hw mode csan-vmm backs KCSAN's watchpoints with
+# debug registers on every vCPU (src/vmm/linux_watch.c) and names the
+# writer with its stack, seen by a host debug register.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/linux/lib.sh"
+require_linux
+case_args='kunit.filter_glob=kcsan.test_unknown_origin kunit_shutdown=reboot'
+f='kernel/kcsan/kcsan_test\.c:[0-9]+'
+
+run_linux --watch=soft -a "$case_args"
+expect_rc 1
+expect_err '^BUG: KCSAN: data-race in test_kernel_read\+0x[0-9a-f]+/0x[0-9a-f]+$'
+expect_err '^race at unknown origin, with read to 0x[0-9a-f]+ of 8 bytes by task [0-9]+ on cpu [0-9]+:$'
+! grep -q 'test_kernel_write_uninstrumented' "$err" ||
+	fail "soft mode named the uninstrumented writer: KCSAN alone cannot see it"
+! grep -q 'KCSAN watchpoints followed' "$err" ||
+	fail "soft mode followed KCSAN's watchpoints: the traps belong to hw mode only"
+expect_err '^linux kunit: kcsan: 1 passed, 0 failed, 0 skipped$'
+
+run_linux --watch=hw -a "$case_args"
+expect_rc 1
+expect_err '^BUG: KCSAN: data-race in test_kernel_read / test_kernel_write_uninstrumented$'
+in_order "$err" \
+	'^BUG: KCSAN: data-race in test_kernel_read / test_kernel_write_uninstrumented$' \
+	'^write to 0x[0-9a-f]+ of 8 bytes by task [0-9]+ on cpu [0-9]+:$' \
+	"^ test_kernel_write_uninstrumented\\+0x[0-9a-f]+/0x[0-9a-f]+ $f\$" \
+	'^read to 0x[0-9a-f]+ of 8 bytes by task [0-9]+ on cpu [0-9]+:$' \
+	"^ test_kernel_read\\+0x[0-9a-f]+/0x[0-9a-f]+ $f\$" \
+	'^Seen by: host debug register \(write\), guest soft watchpoint \(read\)$' ||
+	fail "no two-stack report of the uninstrumented writer in hw mode"
+expect_err '^csan-vmm: KCSAN watchpoints followed: [1-9][0-9]* set up, [1-9][0-9]* backed by debug registers'
