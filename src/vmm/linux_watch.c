@@ -53,6 +53,20 @@
 #define LW_WAITING 16
 #define LW_MERGE_MS 500
 
+/*
+ * Arming and disarming make every vCPU load the registers: tens of
+ * microseconds on KVM, about 10 ms nested under TCG (docs/BENCHMARKS.md).
+ * Backing every KCSAN watchpoint there would stop the guest most of the
+ * time, and KCSAN's own time-bounded waits (its delay, KUnit's wait for a
+ * report) would run out in stopped time.  So a watchpoint is backed only
+ * while arming and disarming take under LW_BUDGET_PCT percent of wall
+ * time (a token bucket holding at most LW_BUDGET_BURST_MS); the others
+ * run as KCSAN's alone, counted.  On KVM the budget lets nearly all
+ * through.
+ */
+#define LW_BUDGET_PCT	   20
+#define LW_BUDGET_BURST_MS 50
+
 /* KCSAN's watched accesses use csan's access bits (include/linux/kcsan-checks.h). */
 _Static_assert(CSAN_ACCESS_WRITE == 1 && CSAN_ACCESS_COMPOUND == 2 && CSAN_ACCESS_ATOMIC == 4 &&
 		       CSAN_ACCESS_ASSERT == 8 && CSAN_ACCESS_SCOPED == 16,
@@ -90,6 +104,9 @@ struct linux_watch {
 	pthread_mutex_t lock; /* waiting[], the counters */
 	struct lw_waiting waiting[LW_WAITING];
 	uint64_t entries, armed, not_armed, too_deep, lost_frames, reports, merged, emulate_failed;
+	uint64_t over_budget; /* watchpoints left to KCSAN alone by the time budget */
+	int64_t budget_ns;    /* the token bucket: arm+disarm time still allowed */
+	uint64_t budget_at;   /* when it was last filled */
 };
 
 static uint64_t now_ns(void)
@@ -464,6 +481,29 @@ static bool emulate(struct vcpu *vcpu, struct linux_watch *lw, const struct trap
 	return false;
 }
 
+/* Whether the time budget allows backing one more watchpoint; under lw->lock. */
+static bool budget_allows(struct linux_watch *lw, uint64_t now)
+{
+	const int64_t burst = LW_BUDGET_BURST_MS * 1000000ll;
+
+	if (lw->budget_at) {
+		lw->budget_ns += (int64_t)((now - lw->budget_at) * LW_BUDGET_PCT / 100);
+		if (lw->budget_ns > burst)
+			lw->budget_ns = burst;
+	} else {
+		lw->budget_ns = burst;
+	}
+	lw->budget_at = now;
+	return lw->budget_ns > 0;
+}
+
+static void budget_charge(struct linux_watch *lw, uint64_t ns)
+{
+	pthread_mutex_lock(&lw->lock);
+	lw->budget_ns -= (int64_t)ns;
+	pthread_mutex_unlock(&lw->lock);
+}
+
 static int entry_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs *k)
 {
 	unsigned id = vcpu->id, d = lw->depth[id];
@@ -473,10 +513,16 @@ static int entry_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs
 
 	if (!emulate(vcpu, lw, &lw->plan.entry, k))
 		return VCPU_STOP;
+	uint64_t t0 = now_ns();
+	bool allowed;
+
 	pthread_mutex_lock(&lw->lock);
 	lw->entries++;
 	if (d == LW_NEST)
 		lw->too_deep++;
+	allowed = budget_allows(lw, t0);
+	if (!allowed && d < LW_NEST && __atomic_load_n(&vcpu->vm->watch_hw, __ATOMIC_RELAXED))
+		lw->over_budget++;
 	pthread_mutex_unlock(&lw->lock);
 	if (d == LW_NEST)
 		return VCPU_RESUME;
@@ -491,9 +537,13 @@ static int entry_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs
 	l->context = lw_context(vcpu);
 	l->task_id = l->context == CSAN_CTX_TASK ? lw_task_id(vcpu) : 0;
 	size = l->size ? l->size : 1;
-	rc = hw_watch_arm(vcpu, l->addr, &size, l->type & CSAN_ACCESS_KNOWN, &ticket, &status);
-	if (rc != VCPU_RESUME)
-		return rc;
+	if (allowed) {
+		rc = hw_watch_arm(vcpu, l->addr, &size, l->type & CSAN_ACCESS_KNOWN, &ticket,
+				  &status);
+		if (rc != VCPU_RESUME)
+			return rc;
+		budget_charge(lw, now_ns() - t0);
+	}
 	l->armed = status == CSAN_HW_ARMED;
 	l->ticket = ticket;
 	pthread_mutex_lock(&lw->lock);
@@ -524,8 +574,11 @@ static int exit_trap(struct vcpu *vcpu, struct linux_watch *lw, const struct tra
 	if (d > 0) {
 		l = lw->live[id][d - 1];
 		if (l.armed) {
+			uint64_t t0 = now_ns();
+
 			memset(&res, 0, sizeof(res));
 			rc = hw_watch_disarm(vcpu, l.ticket, &res);
+			budget_charge(lw, now_ns() - t0);
 			if (rc == VCPU_RESUME)
 				watch_ended(vcpu, lw, &l, &res);
 			else if (rc == -ENOENT)
@@ -681,10 +734,11 @@ void linux_watch_print_stats(struct linux_watch *lw, FILE *f)
 	fprintf(f,
 		"csan-vmm: KCSAN watchpoints followed: %" PRIu64 " set up, %" PRIu64
 		" backed by debug registers, %" PRIu64 " without a free one, %" PRIu64
-		" nested too deep; %" PRIu64 " host reports, %" PRIu64
-		" merged with Linux's own, %" PRIu64 " without the watcher's stack\n",
-		lw->entries, lw->armed, lw->not_armed, lw->too_deep, lw->reports, lw->merged,
-		lw->lost_frames);
+		" over the time budget (%d%%), %" PRIu64 " nested too deep; %" PRIu64
+		" host reports, %" PRIu64 " merged with Linux's own, %" PRIu64
+		" without the watcher's stack\n",
+		lw->entries, lw->armed, lw->not_armed, lw->over_budget, LW_BUDGET_PCT,
+		lw->too_deep, lw->reports, lw->merged, lw->lost_frames);
 	pthread_mutex_unlock(&lw->lock);
 }
 
