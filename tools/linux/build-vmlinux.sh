@@ -1,27 +1,30 @@
 #!/bin/sh
 # build-vmlinux.sh: build csan-vmm's Linux test kernel (Debian's
-# linux-source-6.1, tinyconfig + kcsan.config) once per machine and print
-# the path of its vmlinux.
+# linux-source-6.1, tinyconfig + kcsan.config, with the race test of
+# race-test/ built in) once per machine and print the path of its vmlinux.
 #
 #   tools/linux/build-vmlinux.sh [--fragment FILE] [--print-key] [-q]
 #
-# The kernel is cached by source version and fragment hash under
-# $CSAN_LINUX_CACHE, else /var/cache/csan-vmm/linux, else
+# The kernel is cached by source version and a hash of the fragment and
+# race-test/ under $CSAN_LINUX_CACHE, else /var/cache/csan-vmm/linux, else
 # ~/.cache/csan-vmm/linux:  <cache>/<key>/vmlinux (+ config, build.log), the
 # unpacked source under <cache>/src/<version>/ (kept: the vmlinux's DWARF
 # names files there) and the build tree under <cache>/build-<version>/
 # (kept: another fragment rebuilds only what changed).  A second run
-# prints the cached path at once.
+# prints the cached path at once.  race-test/ is copied into the source
+# as kernel/csan-race-test/, built in only when this script builds (the
+# one line it adds to kernel/Makefile is off for any other build there).
 # Exit status: 0 built or cached, 77 cannot build here (missing tools or no
 # Debian archive; the message says what to do), 1 the build failed.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 fragment=$here/kcsan.config
+racetest=$here/race-test
 quiet=0 print_key=0
 PKG=linux-source-6.1
 # Bump when the recipe below changes in a way that changes the vmlinux.
-RECIPE=1
+RECIPE=2
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -29,7 +32,7 @@ while [ $# -gt 0 ]; do
 	--fragment=*) fragment=${1#*=}; shift ;;
 	--print-key) print_key=1; shift ;;
 	-q) quiet=1; shift ;;
-	-h|--help) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,18s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "build-vmlinux.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -39,15 +42,18 @@ die() { echo "build-vmlinux.sh: $*" >&2; exit 1; }
 cannot() { echo "build-vmlinux.sh: $*" >&2; exit 77; }
 
 [ -r "$fragment" ] || die "cannot read the config fragment $fragment"
+[ -r "$racetest/Kbuild" ] || die "cannot read the race test's $racetest/Kbuild"
 
-# --- the key: Debian source version + fragment + recipe ------------------
+# --- the key: Debian source version + fragment + race test + recipe ------
 version=$(dpkg-query -W -f '${Version}' "$PKG" 2>/dev/null || true)
 if [ -z "$version" ]; then
 	version=$(apt-cache policy "$PKG" 2>/dev/null | sed -n 's/^ *Candidate: *//p')
 	[ -n "$version" ] && [ "$version" != "(none)" ] ||
 		cannot "apt knows no $PKG; run 'apt-get update' (Debian 12's archive is needed)"
 fi
-hash=$( (cat "$fragment"; echo "recipe $RECIPE") | sha256sum | cut -c1-12)
+hash=$( (cat "$fragment"; echo "recipe $RECIPE"
+	for f in "$racetest"/*; do echo "race-test/${f##*/}"; cat "$f"; done) |
+	sha256sum | cut -c1-12)
 key=$version-$hash
 if [ "$print_key" = 1 ]; then echo "$key"; exit 0; fi
 
@@ -106,6 +112,26 @@ if [ ! -r "$src/Makefile" ]; then
 	rm -rf "$work"
 fi
 
+# --- the race test: race-test/ as kernel/csan-race-test/ -----------------
+# Files copied only when they differ (an unchanged one keeps its time, so
+# Kbuild does not recompile it), files no longer in race-test/ removed.
+# The line in kernel/Makefile builds the directory only when the make
+# command line sets CSAN_VMM_RACE_TEST=y, as kmake below does: a build of
+# this source by anything else stays the plain 6.1 kernel.
+rt=$src/kernel/csan-race-test
+rt_line='obj-$(CSAN_VMM_RACE_TEST) += csan-race-test/'
+mkdir -p "$rt" || die "cannot create $rt"
+for f in "$racetest"/*; do
+	cmp -s "$f" "$rt/${f##*/}" || cp "$f" "$rt/" || die "cannot copy $f to $rt"
+done
+for f in "$rt"/*; do
+	[ -e "$racetest/${f##*/}" ] || rm -f "$f"
+done
+if ! grep -qxF "$rt_line" "$src/kernel/Makefile"; then
+	printf '\n# csan-vmm: its race test (tools/linux/race-test), with CSAN_VMM_RACE_TEST=y\n%s\n' \
+		"$rt_line" >>"$src/kernel/Makefile" || die "cannot add the race test to $src/kernel/Makefile"
+fi
+
 # --- configure and build out of tree --------------------------------------
 # One build directory per source version, kept: a changed fragment then
 # rebuilds only what its options touch (Kbuild tracks each CONFIG_ a file
@@ -114,7 +140,7 @@ build=$cache/build-$version
 mkdir -p "$build"
 rm -f "$build/vmlinux"
 jobs=$(nproc 2>/dev/null || echo 2)
-kmake() { nice make -C "$src" O="$build" ARCH=x86_64 "$@"; }
+kmake() { nice make -C "$src" O="$build" ARCH=x86_64 CSAN_VMM_RACE_TEST=y "$@"; }
 say "configuring: tinyconfig + $(basename "$fragment") in $build"
 kmake tinyconfig >"$build/config.log" 2>&1 || { tail -n 30 "$build/config.log" >&2; die "make tinyconfig failed"; }
 (cd "$build" && "$src/scripts/kconfig/merge_config.sh" -m .config "$fragment") \
@@ -138,6 +164,8 @@ if [ ! -r "$build/vmlinux" ]; then
 	grep -E 'error|Error' "$build/build.log" | head -n 20 >&2
 	die "make vmlinux failed; see $build/build.log"
 fi
+grep -q ' race_test_init$' "$build/System.map" ||
+	die "the race test is not in vmlinux (no race_test_init in $build/System.map)"
 say "built in $(($(date +%s) - start)) s"
 
 tmp=$cache/.out-$key
