@@ -30,13 +30,14 @@ allow_report() {
 }${shape%	}"
 }
 
-# access_line KIND [SIZE [BY]]: an ERE for the access line of a side:
-# KIND (an ERE: "write", "read \(marked\)", "assert no writes",
+# access_line KIND [SIZE [BY [CPU]]]: an ERE for the access line of a
+# side: KIND (an ERE: "write", "read \(marked\)", "assert no writes",
 # "race at unknown origin, with read") to an address, SIZE bytes (default
-# any) by BY (default "task [0-9]+"; "interrupt" for a handler).
+# any) by BY (default "task [0-9]+"; "interrupt" for a handler) on CPU
+# (default any).
 access_line() {
-	printf '%s to 0x[0-9a-f]+ of %s bytes by %s on cpu [0-9]+:' \
-		"$1" "${2:-[0-9]+}" "${3:-task [0-9]+}"
+	printf '%s to 0x[0-9a-f]+ of %s bytes by %s on cpu %s:' \
+		"$1" "${2:-[0-9]+}" "${3:-task [0-9]+}" "${4:-[0-9]+}"
 }
 
 # marked KIND: an ERE for the kind of a marked access (KIND read, write

@@ -9,6 +9,9 @@
 # takes minutes there), as csan-vmm's --timeout; the wall limit adds slack.
 LINUX_TIMEOUT=${LINUX_TIMEOUT:-1200}
 VMM_WALL_LIMIT=$((LINUX_TIMEOUT + 120))
+# vCPUs of a Linux run (KCSAN's KUnit suite wants 4); a test may set it
+# after sourcing this file.
+linux_cpus=4
 
 # require_linux: skip only when nothing here can run Linux (no KVM that
 # runs it, and the emulated host says it cannot run: its 77); build or find
@@ -46,18 +49,18 @@ expect_status_by_races() {
 	fi
 }
 
-# run_linux_once ARGS...: csan-vmm --cpus=4 ARGS VMLINUX, once.
+# run_linux_once ARGS...: csan-vmm --cpus=$linux_cpus ARGS VMLINUX, once.
 run_linux_once() {
-	timeout "$VMM_WALL_LIMIT" "$VMM" --cpus=4 --memory=512M \
+	timeout "$VMM_WALL_LIMIT" "$VMM" --cpus="$linux_cpus" --memory=512M \
 		--timeout="$LINUX_TIMEOUT" "$@" "$vmlinux" </dev/null >"$out" 2>"$err"
 	rc=$?
 	[ "$rc" != 124 ] || fail "csan-vmm still running after ${VMM_WALL_LIMIT}s"
 }
 
-# run_linux ARGS...: csan-vmm --cpus=4 ARGS VMLINUX as a user runs it
-# (--host=auto: this machine's KVM where it runs Linux, else the emulated
-# host, which gives the 4 vCPUs this machine's CPUs); sets $rc and fills
-# $out/$err.
+# run_linux ARGS...: csan-vmm --cpus=$linux_cpus ARGS VMLINUX as a user
+# runs it (--host=auto: this machine's KVM where it runs Linux, else the
+# emulated host, which gives the vCPUs this machine's CPUs); sets $rc and
+# fills $out/$err.
 run_linux() {
 	if [ "$linux_env" = emulated ]; then
 		retry_nested_state_lost run_linux_once "$@"
