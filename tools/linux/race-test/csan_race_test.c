@@ -7,7 +7,8 @@
  *
  *   csan_race_test=1          run every case, in the order below
  *   csan_race_test=CASE,...   run these cases (names below)
- *   csan_race_test_ms=N       each case runs N ms (default 1500)
+ *   csan_race_test_ms=N       each case runs N ms (default 1500; see
+ *                             irq-same-cpu)
  *
  * so the KUnit runs of the same vmlinux are not affected.  It runs at
  * late_initcall time, before KUnit, on CPUs 0 and 1 (it needs both online),
@@ -38,7 +39,9 @@
  *	atomic) in task context on CPU 0, while the irq_work handler
  *	race_test_uninstr_irq_read() (uninstrumented) reads both halves in
  *	hard interrupt context on the same CPU 0, queued again and again from
- *	CPU 1.  The handler can run inside KCSAN's watch of the task's
+ *	CPU 1.  The case goes on past its time, up to four times as long,
+ *	until the handler has run RACE_TEST_IRQ_WATCHED (20) times while
+ *	the task was inside a KCSAN watch.  The handler can run inside KCSAN's watch of the task's
  *	write because CONFIG_KCSAN_INTERRUPT_WATCHER=y leaves interrupts on
  *	during a watch.  KCSAN stays silent: the handler's loads are
  *	invisible to it, and they change no value (KCSAN compares no values
@@ -136,7 +139,7 @@ static unsigned long race_test_irq_task_loop(unsigned long deadline, int peer)
 {
 	unsigned long n = 0;
 
-	while (time_before(jiffies, deadline)) {
+	while (time_before(jiffies, deadline) || !READ_ONCE(race_test_irq_stop)) {
 		race_test_irq_task_write(n);
 		if (!(++n % 256))
 			cond_resched();
@@ -144,10 +147,13 @@ static unsigned long race_test_irq_task_loop(unsigned long deadline, int peer)
 	return n;
 }
 
+static unsigned int race_test_ms = 1500;
+
 /* Queues the handler on the peer, CPU 0, where the task side runs. */
 static unsigned long race_test_irq_kick_side(unsigned long deadline, int peer)
 {
-	return race_test_uninstr_irq_kick_loop(deadline, peer);
+	return race_test_uninstr_irq_kick_loop(deadline,
+					       deadline + 3 * msecs_to_jiffies(race_test_ms), peer);
 }
 
 /* --- silent-marked --------------------------------------------------- */
@@ -337,8 +343,6 @@ static void __init race_test_kcsan_read(struct race_test_kcsan *k)
 #endif
 }
 
-static unsigned int race_test_ms __initdata = 1500;
-
 static int __init race_test_run_case(const struct race_test_case *c)
 {
 	struct race_test_run run[2];
@@ -346,7 +350,7 @@ static int __init race_test_run_case(const struct race_test_case *c)
 	struct race_test_kcsan before, after;
 	struct race_test_irq_counts irq;
 	char irq_part[96] = "";
-	unsigned long deadline;
+	unsigned long start, deadline;
 	int i;
 
 	pr_info("case %s start\n", c->name);
@@ -366,7 +370,8 @@ static int __init race_test_run_case(const struct race_test_case *c)
 	}
 
 	/* Both sides stop at the same jiffy. */
-	deadline = jiffies + msecs_to_jiffies(race_test_ms);
+	start = jiffies;
+	deadline = start + msecs_to_jiffies(race_test_ms);
 	run[0].deadline = run[1].deadline = deadline;
 	race_test_kcsan_read(&before);
 	wake_up_process(task[0]);
@@ -374,6 +379,7 @@ static int __init race_test_run_case(const struct race_test_case *c)
 	wait_for_completion(&run[0].done);
 	wait_for_completion(&run[1].done);
 	race_test_kcsan_read(&after);
+	start = jiffies - start;
 
 	if (c->irq) {
 		race_test_uninstr_irq_counts(&irq);
@@ -381,10 +387,10 @@ static int __init race_test_run_case(const struct race_test_case *c)
 			 ", race_test_uninstr_irq_read on cpu 0 %lu times (%lu in a KCSAN watch)",
 			 irq.runs, irq.during_watch);
 	}
-	pr_info("case %s done: cpu 0 %s %lu times, cpu 1 %s %lu times%s; KCSAN: %ld watchpoints, %ld races, %ld unknown origin\n",
+	pr_info("case %s done: cpu 0 %s %lu times, cpu 1 %s %lu times%s; KCSAN: %ld watchpoints, %ld races, %ld unknown origin; %u ms\n",
 		c->name, c->side[0].fn, run[0].iterations, c->side[1].fn, run[1].iterations,
 		irq_part, after.watchpoints - before.watchpoints, after.races - before.races,
-		after.unknown_origin - before.unknown_origin);
+		after.unknown_origin - before.unknown_origin, jiffies_to_msecs(start));
 	return 0;
 }
 

@@ -39,7 +39,17 @@ struct race_test_pair {
 extern struct race_test_pair race_test_irq_pair;
 void race_test_irq_task_write(unsigned long i);
 void race_test_uninstr_irq_read(struct irq_work *work);
-unsigned long race_test_uninstr_irq_kick_loop(unsigned long deadline, int cpu);
+
+/*
+ * The interrupt side goes on past its deadline until the handler has run
+ * this often inside a KCSAN watch of the task (or until its last jiffy),
+ * and then sets race_test_irq_stop, which ends the task side too: IPIs
+ * come slowly when the vCPUs wait for host CPUs.
+ */
+#define RACE_TEST_IRQ_WATCHED 20
+extern bool race_test_irq_stop;
+unsigned long race_test_uninstr_irq_kick_loop(unsigned long deadline, unsigned long last,
+					      int cpu);
 
 /* What the interrupt side counted, for the case's closing line. */
 struct race_test_irq_counts {

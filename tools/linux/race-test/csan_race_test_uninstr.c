@@ -45,6 +45,7 @@ unsigned long race_test_uninstr_write_loop(unsigned long deadline)
 static u64 race_test_irq_sink;
 static unsigned long race_test_irq_runs;
 static unsigned long race_test_irq_during_watch;
+bool race_test_irq_stop;
 
 RACE_TEST_FN void race_test_uninstr_irq_read(struct irq_work *work)
 {
@@ -68,15 +69,21 @@ static struct irq_work race_test_irq_work = IRQ_WORK_INIT(race_test_uninstr_irq_
 
 /*
  * Runs on another CPU and keeps the handler coming on @cpu: queue it,
- * wait for it to have run, queue it again.  Returns how often it queued.
+ * wait for it to have run, queue it again, until @deadline and then on
+ * until RACE_TEST_IRQ_WATCHED runs fell in a watch, or @last.  Returns
+ * how often it queued.
  */
-unsigned long race_test_uninstr_irq_kick_loop(unsigned long deadline, int cpu)
+unsigned long race_test_uninstr_irq_kick_loop(unsigned long deadline, unsigned long last,
+					      int cpu)
 {
 	unsigned long n = 0, i = 0;
 
 	race_test_irq_runs = 0;
 	race_test_irq_during_watch = 0;
-	while (time_before(jiffies, deadline)) {
+	WRITE_ONCE(race_test_irq_stop, false);
+	while (time_before(jiffies, deadline) ||
+	       (READ_ONCE(race_test_irq_during_watch) < RACE_TEST_IRQ_WATCHED &&
+		time_before(jiffies, last))) {
 		if (irq_work_queue_on(&race_test_irq_work, cpu))
 			n++;
 		while (irq_work_is_busy(&race_test_irq_work))
@@ -85,6 +92,7 @@ unsigned long race_test_uninstr_irq_kick_loop(unsigned long deadline, int cpu)
 			cond_resched();
 	}
 	irq_work_sync(&race_test_irq_work);
+	WRITE_ONCE(race_test_irq_stop, true);
 	return n;
 }
 
