@@ -13,7 +13,9 @@
 # (kept: another fragment rebuilds only what changed).  A second run
 # prints the cached path at once.  race-test/ is copied into the source
 # as kernel/csan-race-test/, built in only when this script builds (the
-# one line it adds to kernel/Makefile is off for any other build there).
+# one line it adds to kernel/Makefile is off for any other build there);
+# the copy there is the last build's, so a cached vmlinux of other
+# race-test/ files names lines of files that may since have changed.
 # Exit status: 0 built or cached, 77 cannot build here (missing tools or no
 # Debian archive; the message says what to do), 1 the build failed.
 set -eu
@@ -32,7 +34,7 @@ while [ $# -gt 0 ]; do
 	--fragment=*) fragment=${1#*=}; shift ;;
 	--print-key) print_key=1; shift ;;
 	-q) quiet=1; shift ;;
-	-h|--help) sed -n '2,18s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,20s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "build-vmlinux.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
