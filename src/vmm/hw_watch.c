@@ -582,7 +582,8 @@ static bool decode_access(struct vcpu *vcpu, uint64_t pc, struct insn_info *out)
 }
 
 /* Describe the access that trapped on @vcpu for the watch @w (a copy). */
-static void describe_hit(struct vcpu *vcpu, const struct hw_armed *w, struct hw_watch_hit *hit)
+static void describe_hit(struct vcpu *vcpu, const struct hw_armed *w, uint64_t slot_addr,
+			 struct hw_watch_hit *hit)
 {
 	struct vm *vm = vcpu->vm;
 	uint64_t pcs[UNWIND_MAX_PCS];
@@ -594,6 +595,7 @@ static void describe_hit(struct vcpu *vcpu, const struct hw_armed *w, struct hw_
 
 	memset(hit, 0, sizeof(*hit));
 	hit->cpu = vcpu->id;
+	hit->addr = slot_addr > w->addr ? slot_addr : w->addr;
 	if (view) {
 		hit->context = view->context(vcpu);
 		hit->task_id = hit->context == CSAN_CTX_TASK ? view->task_id(vcpu) : 0;
@@ -745,7 +747,7 @@ int hw_watch_debug_exit(struct vcpu *vcpu)
 		if (copy.have_hit)
 			memset(&hit, 0, sizeof(hit));
 		else
-			describe_hit(vcpu, &copy, &hit);
+			describe_hit(vcpu, &copy, vcpu->hw_slots[i].addr, &hit);
 		pthread_mutex_lock(&hw->lock);
 		w = find_armed(hw, tickets[i]);
 		if (w && hit.excused) {
@@ -821,7 +823,8 @@ void hw_watch_print_stats(struct vm *vm, FILE *f)
 			" debug exits not ours; guest's own"
 			" breakpoints: %" PRIu64 " loads gave one way to ours, %" PRIu64
 			" restored after KVM saved ours as the guest's; mean arm %.1f us,"
-			" disarm %.1f us, %.1f register loads per arm+disarm (%u vCPUs)\n",
+			" disarm %.1f us, %.1f register loads per arm+disarm (%u vCPUs), %" PRIu64
+			" kicks sent again\n",
 			hw->arms, hw->no_slot, hw->partial, hw->uncovered_bytes, hw->hits,
 			hw->late_hits, hw->excused, hw->runtime_hits, hw->foreign_exits, hw->guest_clashes,
 			hw->guest_repairs,
@@ -830,6 +833,6 @@ void hw_watch_print_stats(struct vm *vm, FILE *f)
 			hw->arms ? (double)__atomic_load_n(&hw->loads, __ATOMIC_RELAXED) /
 					   (double)hw->arms
 				 : 0.0,
-			vm->ncpus);
+			vm->ncpus, __atomic_load_n(&vm->rekicks, __ATOMIC_RELAXED));
 	pthread_mutex_unlock(&hw->lock);
 }

@@ -23,6 +23,7 @@ void hw_engine_free(struct hw_engine *hw);
 /* What a debug register caught: the first hit of a watch that counts. */
 struct hw_watch_hit {
 	uint32_t cpu, context, task_id, access, size;
+	uint64_t addr; /* where the access went, as far as the trapping slot tells (its start) */
 	uint64_t ip;   /* the accessing instruction, or with ip_after the trap PC past it */
 	bool ip_after; /* the instruction could not be decoded */
 	bool excused;  /* made with checking disabled: data_race(), not a race */

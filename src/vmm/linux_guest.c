@@ -20,6 +20,7 @@
 #include "vmm/vm.h"
 #include "watch/ktap.h"
 #include "watch/linux_report.h"
+#include "watch/report.h"
 #include "watch/report_log.h"
 #include "watch/sym.h"
 
@@ -288,6 +289,7 @@ static int linux_setup(struct vm *vm, char *why, size_t whylen)
 static void linux_report_log_opts(struct report_log_opts *lo)
 {
 	lo->env.scoped_word = "reordered";
+	lo->sym_flags = REPORT_SYM_FOREIGN_KERNEL;
 	/* KCSAN already prints a race at most once per KCSAN_REPORT_ONCE_IN_MS. */
 	lo->interval_ms = 0;
 }
@@ -388,6 +390,11 @@ static int linux_watch_hw(struct vm *vm, char *why, size_t whylen)
 	return rc;
 }
 
+static int linux_tick(struct vm *vm)
+{
+	return linux_watch_tick(vm, linux_guest_watch(vm));
+}
+
 const struct guest_profile linux_profile = {
 	.name = "linux",
 	.cmdline = linux_cmdline,
@@ -397,6 +404,7 @@ const struct guest_profile linux_profile = {
 	.console_line = linux_console_line,
 	.exit = linux_exit,
 	.watch_hw = linux_watch_hw,
+	.tick = linux_tick,
 	.console_end = linux_console_end,
 	.summarize = linux_summarize,
 	.teardown = linux_teardown,

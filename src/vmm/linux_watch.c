@@ -52,6 +52,9 @@
 /* Reports waiting for their other half. */
 #define LW_WAITING 16
 #define LW_MERGE_MS 500
+#define LW_REPORT_ONCE_MS 3000
+/* How often the supervisor looks at the budget and the waiting reports. */
+#define LW_TICK_MS 10
 
 /*
  * Arming and disarming make every vCPU load the registers: tens of
@@ -75,8 +78,11 @@ _Static_assert(CSAN_ACCESS_WRITE == 1 && CSAN_ACCESS_COMPOUND == 2 && CSAN_ACCES
 /* x86 preempt_count bits that say "not a task" (include/linux/preempt.h): NMI, hardirq, serving softirq. */
 #define LINUX_NOT_TASK_MASK 0x00ff0100u
 
+/* x86-64 kernel stacks: 16 KiB, aligned to their size (THREAD_SIZE; the IRQ stacks too). */
+#define LINUX_THREAD_SIZE 0x4000ull
+
 struct lw_live {
-	uint64_t rsp; /* at the entry, after the prologue: names the frame */
+	uint64_t rsp; /* after the entry site's push, as before the exit site's pop */
 	uint64_t addr;
 	uint32_t size, type, ticket, context, task_id;
 	bool armed;
@@ -98,13 +104,18 @@ struct linux_watch {
 	uint64_t pc_preempt, pc_current, pc_cpu_ctx;
 	uint64_t task_pid, task_ctx, ctx_disable;
 	bool have_task, have_ctx;
-	/* Each vCPU's live watches; touched only by that vCPU's thread. */
+	/*
+	 * Each vCPU's live watches: written by that vCPU's thread, depth[]
+	 * under the lock (the exit traps stay while any is live), read by
+	 * the console's thread to hold a Linux report.
+	 */
 	struct lw_live live[CSAN_MAX_CPUS][LW_NEST];
 	unsigned depth[CSAN_MAX_CPUS];
-	pthread_mutex_t lock; /* waiting[], the counters */
+	pthread_mutex_t lock; /* depth[], waiting[], the traps' state, the budget, the counters */
 	struct lw_waiting waiting[LW_WAITING];
 	uint64_t entries, armed, not_armed, too_deep, lost_frames, reports, merged, emulate_failed;
 	uint64_t over_budget; /* watchpoints left to KCSAN alone by the time budget */
+	uint64_t on_stack;    /* watchpoints on the watcher's own stack, left to KCSAN */
 	int64_t budget_ns;    /* the token bucket: arm+disarm time still allowed */
 	uint64_t budget_at;   /* when it was last filled */
 };
@@ -249,12 +260,23 @@ static bool overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 	return a < b + blen && b < a + alen;
 }
 
-static void submit(struct vm *vm, const struct csan_hc_report *r)
+/*
+ * Into the report log: Linux's own reports (alone or merged) every time,
+ * as KCSAN printed them; the host's alone at most once per
+ * LW_REPORT_ONCE_MS per race, as KCSAN limits its own
+ * (CONFIG_KCSAN_REPORT_ONCE_IN_MS), the rest counted.
+ */
+static void submit_every(struct vm *vm, const struct csan_hc_report *r, unsigned interval_ms)
 {
 	char why[256];
 
-	if (report_log_submit(vm->reports, r, why, sizeof(why)) < 0)
+	if (report_log_submit_every(vm->reports, r, interval_ms, why, sizeof(why)) < 0)
 		fprintf(stderr, "csan-vmm: a hardware-watch report was refused: %s\n", why);
+}
+
+static void submit(struct vm *vm, const struct csan_hc_report *r)
+{
+	submit_every(vm, r, 0);
 }
 
 /*
@@ -289,7 +311,7 @@ static void flush_due(struct linux_watch *lw, uint64_t now, bool all)
 		if (!w->used || (!all && now < w->deadline_ns))
 			continue;
 		w->used = false;
-		submit(lw->vm, &w->r);
+		submit_every(lw->vm, &w->r, w->console ? 0 : LW_REPORT_ONCE_MS);
 	}
 }
 
@@ -383,7 +405,7 @@ static void watch_ended(struct vcpu *vcpu, struct linux_watch *lw, const struct 
 	r.kind = (l->type & CSAN_ACCESS_ASSERT) ? CSAN_REPORT_ASSERT : CSAN_REPORT_DATA_RACE;
 	r.nsides = 2;
 	*hit = (struct csan_report_side){
-		.addr = l->addr,
+		.addr = res->hit.addr ? res->hit.addr : l->addr,
 		.size = res->hit.size ? res->hit.size : l->size,
 		.access = res->hit.access,
 		.cpu = res->hit.cpu,
@@ -434,7 +456,7 @@ static void watch_ended(struct vcpu *vcpu, struct linux_watch *lw, const struct 
 			.r = r,
 		};
 	} else {
-		submit(vm, &r);
+		submit_every(vm, &r, LW_REPORT_ONCE_MS);
 	}
 	flush_due(lw, now_ns(), false);
 	pthread_mutex_unlock(&lw->lock);
@@ -481,6 +503,21 @@ static bool emulate(struct vcpu *vcpu, struct linux_watch *lw, const struct trap
 	return false;
 }
 
+/* Guest-physical where the image put virtual @va, or NULL. */
+static uint8_t *image_bytes(struct vm *vm, uint64_t va, uint64_t len)
+{
+	const struct elf_guest *g = vm->image;
+	size_t i;
+
+	for (i = 0; g && i < g->nsegs; i++) {
+		const struct elf_segment *s = &g->segs[i];
+
+		if (va >= s->vaddr && va + len <= s->vaddr + s->filesz)
+			return vm_gpa_to_hva(vm, s->paddr + (va - s->vaddr), len);
+	}
+	return NULL;
+}
+
 /* Whether the time budget allows backing one more watchpoint; under lw->lock. */
 static bool budget_allows(struct linux_watch *lw, uint64_t now)
 {
@@ -504,28 +541,79 @@ static void budget_charge(struct linux_watch *lw, uint64_t ns)
 	pthread_mutex_unlock(&lw->lock);
 }
 
+/*
+ * One site as the trap or as the guest's own instruction: one two-byte
+ * store (trap_plan.h), atomic on x86 as the site does not cross a cache
+ * line (checked at the start).
+ */
+static void site_set(struct linux_watch *lw, const struct trap_site *s, bool trap)
+{
+	uint8_t code[TRAP_MAX_SITE_LEN];
+	uint16_t v;
+
+	if (trap)
+		trap_site_code(s, LW_PORT, code);
+	else
+		memcpy(code, s->orig, TRAP_LEN);
+	memcpy(&v, code, sizeof(v));
+	__atomic_store_n((uint16_t *)image_bytes(lw->vm, s->addr, TRAP_LEN), v, __ATOMIC_SEQ_CST);
+}
+
+static void exits_set(struct linux_watch *lw, bool trap)
+{
+	unsigned i;
+
+	for (i = 0; i < lw->plan.nexits; i++)
+		site_set(lw, &lw->plan.exit[i], trap);
+}
+
+/*
+ * The entry trap: note the watchpoint KCSAN is setting up and, while the
+ * time budget lasts, arm it.  The traps stay in for the whole run: taking
+ * them out and back while the guest runs (cross-modifying its code) hung
+ * the guest in the emulated host now and then (docs/BENCHMARKS.md).
+ */
 static int entry_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs *k)
 {
-	unsigned id = vcpu->id, d = lw->depth[id];
-	struct lw_live *l;
+	const bool hw = __atomic_load_n(&vcpu->vm->watch_hw, __ATOMIC_RELAXED);
+	unsigned id = vcpu->id, d;
 	uint32_t size, status = CSAN_HW_OFF, ticket = 0;
+	uint64_t t0;
+	struct lw_live *l;
+	bool arm;
 	int rc;
 
 	if (!emulate(vcpu, lw, &lw->plan.entry, k))
 		return VCPU_STOP;
-	uint64_t t0 = now_ns();
-	bool allowed;
-
+	t0 = now_ns();
 	pthread_mutex_lock(&lw->lock);
 	lw->entries++;
+	d = lw->depth[id];
+	arm = hw && d < LW_NEST;
+	if (arm && !budget_allows(lw, t0)) {
+		arm = false;
+		lw->over_budget++;
+	}
 	if (d == LW_NEST)
 		lw->too_deep++;
-	allowed = budget_allows(lw, t0);
-	if (!allowed && d < LW_NEST && __atomic_load_n(&vcpu->vm->watch_hw, __ATOMIC_RELAXED))
-		lw->over_budget++;
+	/*
+	 * Not on the watcher's own stack: the CPU writes there itself when
+	 * it delivers an interrupt, and a data breakpoint in the middle of
+	 * an event's delivery is where the emulated host's nested SVM went
+	 * wrong (an interrupt delivered twice, the second with interrupts
+	 * off: docs/harness.md).  KCSAN's races are on shared data.
+	 */
+	if (arm && k->rdi - (k->rsp & ~(LINUX_THREAD_SIZE - 1)) < LINUX_THREAD_SIZE) {
+		arm = false;
+		lw->on_stack++;
+	}
+	/* Counted live under the lock, so the exit traps stay while it is. */
+	if (arm)
+		lw->depth[id] = d + 1;
 	pthread_mutex_unlock(&lw->lock);
-	if (d == LW_NEST)
+	if (!arm)
 		return VCPU_RESUME;
+
 	l = &lw->live[id][d];
 	/* kcsan_setup_watchpoint(ptr, size, type, ip): %rdi, %rsi, %edx, %rcx. */
 	*l = (struct lw_live){
@@ -537,59 +625,76 @@ static int entry_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs
 	l->context = lw_context(vcpu);
 	l->task_id = l->context == CSAN_CTX_TASK ? lw_task_id(vcpu) : 0;
 	size = l->size ? l->size : 1;
-	if (allowed) {
-		rc = hw_watch_arm(vcpu, l->addr, &size, l->type & CSAN_ACCESS_KNOWN, &ticket,
-				  &status);
-		if (rc != VCPU_RESUME)
-			return rc;
-		budget_charge(lw, now_ns() - t0);
-	}
-	l->armed = status == CSAN_HW_ARMED;
+	rc = hw_watch_arm(vcpu, l->addr, &size, l->type & CSAN_ACCESS_KNOWN, &ticket, &status);
+	if (rc != VCPU_RESUME)
+		return rc;
+	budget_charge(lw, now_ns() - t0);
 	l->ticket = ticket;
+	__atomic_store_n(&l->armed, status == CSAN_HW_ARMED, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&lw->lock);
 	if (l->armed)
 		lw->armed++;
 	else if (status != CSAN_HW_OFF)
 		lw->not_armed++;
 	pthread_mutex_unlock(&lw->lock);
-	__atomic_store_n(&lw->depth[id], d + 1, __ATOMIC_RELEASE);
 	return VCPU_RESUME;
+}
+
+/* End @l, a watch of @vcpu: disarm it and report what it caught. */
+static int end_watch(struct vcpu *vcpu, struct linux_watch *lw, const struct lw_live *l)
+{
+	struct hw_watch_result res;
+	uint64_t t0 = now_ns();
+	int rc;
+
+	if (!l->armed)
+		return VCPU_RESUME;
+	memset(&res, 0, sizeof(res));
+	rc = hw_watch_disarm(vcpu, l->ticket, &res);
+	budget_charge(lw, now_ns() - t0);
+	if (rc == VCPU_RESUME)
+		watch_ended(vcpu, lw, l, &res);
+	return rc == -ENOENT ? VCPU_RESUME : rc;
 }
 
 static int exit_trap(struct vcpu *vcpu, struct linux_watch *lw, const struct trap_site *s,
 		     struct kvm_regs *k)
 {
-	unsigned id = vcpu->id, d = lw->depth[id];
-	struct hw_watch_result res;
-	struct lw_live l;
+	unsigned id = vcpu->id, d = lw->depth[id], m;
 	int rc = VCPU_RESUME;
 
 	/*
-	 * The watch this return ends is the one whose frame %rbp still
-	 * names (the entry left %rbp = its %rsp); any above it never saw
-	 * their exit (a vCPU reset) and go with it.
+	 * The entry pushed the register this exit pops (trap_plan.h): the
+	 * watch this return ends is the live one whose %rsp after the push
+	 * is the %rsp now.  Those above it never saw their exit (a vCPU
+	 * reset) and end with it.  None: a call that began while the entry
+	 * trap was out, and the live ones are not its.
 	 */
-	while (d > 0 && lw->live[id][d - 1].rsp != k->rbp)
-		d--;
-	if (d > 0) {
-		l = lw->live[id][d - 1];
-		if (l.armed) {
-			uint64_t t0 = now_ns();
-
-			memset(&res, 0, sizeof(res));
-			rc = hw_watch_disarm(vcpu, l.ticket, &res);
-			budget_charge(lw, now_ns() - t0);
-			if (rc == VCPU_RESUME)
-				watch_ended(vcpu, lw, &l, &res);
-			else if (rc == -ENOENT)
-				rc = VCPU_RESUME;
-		}
-		d--;
+	for (m = d; m > 0 && lw->live[id][m - 1].rsp != k->rsp; m--)
+		;
+	if (m > 0) {
+		for (; d >= m && rc == VCPU_RESUME; d--)
+			rc = end_watch(vcpu, lw, &lw->live[id][d - 1]);
+		d = m - 1;
 	}
-	__atomic_store_n(&lw->depth[id], d, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&lw->lock);
+	lw->depth[id] = d;
+	pthread_mutex_unlock(&lw->lock);
 	if (rc != VCPU_RESUME)
 		return rc;
 	return emulate(vcpu, lw, s, k) ? VCPU_RESUME : VCPU_STOP;
+}
+
+/* The supervisor's tick: host reports whose wait for Linux's half is over, submitted. */
+int linux_watch_tick(struct vm *vm, struct linux_watch *lw)
+{
+	(void)vm;
+	if (!lw)
+		return -1;
+	pthread_mutex_lock(&lw->lock);
+	flush_due(lw, now_ns(), false);
+	pthread_mutex_unlock(&lw->lock);
+	return LW_TICK_MS;
 }
 
 static int trap_io(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *data,
@@ -612,29 +717,6 @@ static int trap_io(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, u
 }
 
 /* --- start ----------------------------------------------------------------- */
-
-/* Guest-physical where the image put virtual @va, or NULL. */
-static uint8_t *image_bytes(struct vm *vm, uint64_t va, uint64_t len)
-{
-	const struct elf_guest *g = vm->image;
-	size_t i;
-
-	for (i = 0; g && i < g->nsegs; i++) {
-		const struct elf_segment *s = &g->segs[i];
-
-		if (va >= s->vaddr && va + len <= s->vaddr + s->filesz)
-			return vm_gpa_to_hva(vm, s->paddr + (va - s->vaddr), len);
-	}
-	return NULL;
-}
-
-static void plant(struct vm *vm, const struct trap_site *s)
-{
-	uint8_t code[TRAP_MAX_SITE_LEN];
-
-	trap_site_code(s, LW_PORT, code);
-	memcpy(image_bytes(vm, s->addr, s->len), code, s->len);
-}
 
 int linux_watch_start(struct vm *vm, struct linux_watch **out, char *why, size_t whylen)
 {
@@ -682,6 +764,27 @@ int linux_watch_start(struct vm *vm, struct linux_watch **out, char *why, size_t
 			 fn_name, reason);
 		goto fail;
 	}
+	for (i = 0; i < lw->plan.nexits; i++)
+		if (lw->plan.entry.insn[0].op != TRAP_OP_PUSH ||
+		    lw->plan.exit[i].insn[0].op != TRAP_OP_POP ||
+		    lw->plan.exit[i].insn[0].reg != lw->plan.entry.insn[0].reg)
+			break;
+	if (i < lw->plan.nexits || ((lw->plan.entry.addr + 1) & 63) == 0) {
+		snprintf(why, whylen,
+			 "%s has a layout csan-vmm cannot follow: its entry's push and its exits' "
+			 "pops are not of one register (use --watch=soft)",
+			 fn_name);
+		rc = -EINVAL;
+		goto fail;
+	}
+	for (i = 0; i < lw->plan.nexits; i++)
+		if (((lw->plan.exit[i].addr + 1) & 63) == 0) {
+			snprintf(why, whylen,
+				 "%s has a return site across a cache line (use --watch=soft)",
+				 fn_name);
+			rc = -EINVAL;
+			goto fail;
+		}
 	if (sym_addr_of(vm->sym, "__preempt_count", 0, &lw->pc_preempt, NULL)) {
 		snprintf(why, whylen,
 			 "this kernel has no per-CPU __preempt_count (a Linux other than 6.1 on "
@@ -704,9 +807,8 @@ int linux_watch_start(struct vm *vm, struct linux_watch **out, char *why, size_t
 		snprintf(why, whylen, "port %#x for the KCSAN traps is taken", LW_PORT);
 		goto fail;
 	}
-	plant(vm, &lw->plan.entry);
-	for (i = 0; i < lw->plan.nexits; i++)
-		plant(vm, &lw->plan.exit[i]);
+	exits_set(lw, true);
+	site_set(lw, &lw->plan.entry, true);
 	hw_watch_set_view(vm->hw, &linux_view);
 	*out = lw;
 	return 0;
@@ -734,11 +836,12 @@ void linux_watch_print_stats(struct linux_watch *lw, FILE *f)
 	fprintf(f,
 		"csan-vmm: KCSAN watchpoints followed: %" PRIu64 " set up, %" PRIu64
 		" backed by debug registers, %" PRIu64 " without a free one, %" PRIu64
-		" over the time budget (%d%%), %" PRIu64 " nested too deep; %" PRIu64
+		" over the time budget (%d%% of wall time), %" PRIu64
+		" on the watcher's stack, %" PRIu64 " nested too deep; %" PRIu64
 		" host reports, %" PRIu64 " merged with Linux's own, %" PRIu64
 		" without the watcher's stack\n",
 		lw->entries, lw->armed, lw->not_armed, lw->over_budget, LW_BUDGET_PCT,
-		lw->too_deep, lw->reports, lw->merged, lw->lost_frames);
+		lw->on_stack, lw->too_deep, lw->reports, lw->merged, lw->lost_frames);
 	pthread_mutex_unlock(&lw->lock);
 }
 

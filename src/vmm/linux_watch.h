@@ -32,6 +32,13 @@ int linux_watch_start(struct vm *vm, struct linux_watch **out, char *why, size_t
 bool linux_watch_console_report(struct vm *vm, struct linux_watch *lw,
 				const struct csan_hc_report *r);
 
+/*
+ * linux_watch_tick - timed work on the supervising thread: submit host
+ * reports whose wait for Linux's own is over.  Returns the milliseconds
+ * until the next call (-1 for @lw NULL).
+ */
+int linux_watch_tick(struct vm *vm, struct linux_watch *lw);
+
 /* linux_watch_flush - submit every held or pending report (the run ended). */
 void linux_watch_flush(struct vm *vm, struct linux_watch *lw);
 

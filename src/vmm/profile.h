@@ -65,6 +65,13 @@ struct guest_profile {
 	int (*watch_hw)(struct vm *vm, char *why, size_t whylen);
 
 	/*
+	 * Now and then while the guest runs, on the supervising thread (not
+	 * a vCPU's): timed work.  Returns the milliseconds until it wants the
+	 * next call, or -1 for none.
+	 */
+	int (*tick)(struct vm *vm);
+
+	/*
 	 * A vCPU exit the common loop does not own (KVM_EXIT_SHUTDOWN,
 	 * KVM_EXIT_SYSTEM_EVENT).  Returns VCPU_RESUME or VCPU_STOP when the
 	 * profile took it, -1 when it is a fault like any other.

@@ -72,6 +72,9 @@ void vcpu_destroy(struct vcpu *vcpu)
 	free(vcpu);
 }
 
+/* How long a vcpu_run_on_all() caller waits before kicking the laggards again. */
+#define VCPU_REKICK_MS 20
+
 void vcpu_kick(struct vcpu *vcpu)
 {
 	/* immediate_exit covers the window before the thread enters KVM_RUN. */
@@ -98,6 +101,11 @@ static void task_serve_locked(struct vcpu *vcpu)
 	__atomic_store_n(&vcpu->task_pending, 0, __ATOMIC_SEQ_CST);
 	vm->task_left--;
 	pthread_cond_broadcast(&vm->task_cond);
+}
+
+static void doing(struct vcpu *vcpu, const char *what)
+{
+	__atomic_store_n(&vcpu->doing, what, __ATOMIC_RELAXED);
 }
 
 static void task_serve(struct vcpu *vcpu)
@@ -147,6 +155,8 @@ int vcpu_run_on_all(struct vm *vm, int (*fn)(struct vcpu *vcpu, void *arg), void
 			pthread_cond_wait(&vm->task_cond, &vm->task_lock);
 	}
 	vm->task_busy = true;
+	if (self)
+		doing(self, "waiting for every vCPU to run its task");
 	task_post_locked(vm, self, fn, arg);
 	pthread_mutex_unlock(&vm->task_lock);
 
@@ -163,8 +173,30 @@ int vcpu_run_on_all(struct vm *vm, int (*fn)(struct vcpu *vcpu, void *arg), void
 	}
 
 	pthread_mutex_lock(&vm->task_lock);
-	while (vm->task_left)
-		pthread_cond_wait(&vm->task_cond, &vm->task_lock);
+	while (vm->task_left) {
+		struct timespec until;
+
+		/*
+		 * A kick can be lost: seen in the emulated host, where QEMU's
+		 * nested SVM sometimes does not bring a vCPU spinning in the
+		 * guest out of KVM_RUN for the signal, and the guest then waits
+		 * on this vCPU's lock forever.  Kick the ones still owing their
+		 * task again every VCPU_REKICK_MS.
+		 */
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += VCPU_REKICK_MS * 1000000l;
+		if (until.tv_nsec >= 1000000000l) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000l;
+		}
+		if (pthread_cond_timedwait(&vm->task_cond, &vm->task_lock, &until) != ETIMEDOUT)
+			continue;
+		for (i = 0; i < vm->ncpus; i++)
+			if (vm->vcpus[i]->task_posted && vm->vcpus[i]->task_pending) {
+				vm->rekicks++;
+				vcpu_kick(vm->vcpus[i]);
+			}
+	}
 	for (i = 0; i < vm->ncpus; i++) {
 		struct vcpu *v = vm->vcpus[i];
 
@@ -202,6 +234,9 @@ static int handle_io(struct vcpu *vcpu)
 	uint16_t port = run->io.port;
 
 	const struct pio_range *r = pio_find(&vcpu->vm->pio, port);
+
+	__atomic_store_n(&vcpu->doing_port, port, __ATOMIC_RELAXED);
+	doing(vcpu, "handling an I/O exit on port");
 
 	if (r)
 		return r->fn(vcpu, r->ctx, port, is_write, data, run->io.size, run->io.count);
@@ -242,7 +277,9 @@ static int handle_exit(struct vcpu *vcpu)
 	int r;
 
 	/* Bytes the guest wrote to the UART before this exit come first. */
+	doing(vcpu, "draining the console ring");
 	console_ring_drain(vcpu->vm);
+	doing(vcpu, "handling an exit");
 	/* A reboot or power-off may be an orderly end for the guest's kind. */
 	if ((reason == KVM_EXIT_SHUTDOWN || reason == KVM_EXIT_SYSTEM_EVENT) && p && p->exit) {
 		r = p->exit(vcpu);
@@ -286,9 +323,11 @@ static int vcpu_loop(struct vcpu *vcpu)
 		if (vm_stopping(vm))
 			return 0;
 		if (__atomic_load_n(&vcpu->task_pending, __ATOMIC_SEQ_CST)) {
+			doing(vcpu, "running a task another vCPU posted");
 			task_serve(vcpu);
 			continue;
 		}
+		doing(vcpu, "in KVM_RUN");
 		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
 			/* EAGAIN: PVM's answer when INIT reaches a blocked AP. */
 			if (errno == EINTR || errno == EAGAIN)
@@ -337,6 +376,9 @@ static void *vcpu_thread(void *arg)
 	pthread_mutex_unlock(&vm->task_lock);
 	return NULL;
 }
+
+/* How long the end of a run waits for a vCPU thread before saying so. */
+#define VCPU_STOP_GRACE_S 10
 
 static void kick_handler(int sig)
 {
@@ -406,10 +448,29 @@ void vcpu_stop_all(struct vm *vm)
 			vcpu_kick(vm->vcpus[i]);
 	for (i = 0; i < vm->ncpus; i++) {
 		struct vcpu *v = vm->vcpus[i];
+		struct timespec until;
+		const char *what;
 
 		if (!v->started)
 			continue;
-		pthread_join(v->thread, NULL);
+		/*
+		 * A thread that does not stop is a csan-vmm bug (a lock never
+		 * released, a wait never answered): say what it was doing
+		 * rather than hang without a word.
+		 */
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += VCPU_STOP_GRACE_S;
+		if (pthread_timedjoin_np(v->thread, NULL, &until) != 0) {
+			what = __atomic_load_n(&v->doing, __ATOMIC_RELAXED);
+			fprintf(stderr,
+				"csan-vmm: vCPU %u's thread has not stopped after %d s; it was %s",
+				i, VCPU_STOP_GRACE_S, what ? what : "starting");
+			if (what && strstr(what, "port"))
+				fprintf(stderr, " %#x", __atomic_load_n(&v->doing_port,
+									 __ATOMIC_RELAXED));
+			fputs(" (a csan-vmm bug: please report it)\n", stderr);
+			pthread_join(v->thread, NULL);
+		}
 		v->started = false;
 	}
 }

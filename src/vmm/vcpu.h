@@ -27,6 +27,14 @@ struct vcpu {
 	pthread_t thread;
 	bool started; /* thread created and not yet joined */
 
+	/*
+	 * What its thread is doing (atomic, for the message when it does not
+	 * stop at the end of a run): a fixed phrase, and the I/O port for
+	 * an I/O exit.
+	 */
+	const char *doing;
+	uint32_t doing_port;
+
 	/* The vcpu_run_on_all() slot, under vm->task_lock. */
 	bool serving;	  /* its thread will run what is posted here */
 	int task_pending; /* atomic: the loop peeks without the lock */

@@ -23,6 +23,7 @@
 #include "vmm/cpuid.h"
 #include "vmm/hw_watch.h"
 #include "vmm/hypercall.h"
+#include "vmm/profile.h"
 #include "vmm/status_line.h"
 #include "vmm/vm.h"
 
@@ -424,6 +425,9 @@ static void vm_supervise(struct vm *vm, int sig_fd)
 			wait_ms = left > INT_MAX ? INT_MAX : (int)left;
 		}
 		tick_ms = status_line_tick(vm);
+		if (tick_ms >= 0 && (wait_ms < 0 || tick_ms < wait_ms))
+			wait_ms = tick_ms;
+		tick_ms = vm->profile && vm->profile->tick ? vm->profile->tick(vm) : -1;
 		if (tick_ms >= 0 && (wait_ms < 0 || tick_ms < wait_ms))
 			wait_ms = tick_ms;
 		if (poll(pfd, 2, wait_ms) < 0) {

@@ -85,6 +85,7 @@ struct vm {
 	pthread_cond_t task_cond;
 	bool task_busy;
 	unsigned task_left;
+	uint64_t rekicks; /* kicks sent again to a vCPU slow to run its task */
 
 	/*
 	 * The report pipeline (src/watch), set by main before vm_run and

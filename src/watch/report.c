@@ -209,15 +209,16 @@ int report_validate(const struct csan_hc_report *r, char *why, size_t whylen)
 }
 
 /* The sanitizer's own functions, which KCSAN leaves off its stacks too. */
-static bool is_runtime(const char *func)
+static bool is_runtime(const char *func, unsigned flags)
 {
-	return func && (strncmp(func, "csan_", 5) == 0 || strncmp(func, "__tsan_", 7) == 0);
+	return func && ((!(flags & REPORT_SYM_FOREIGN_KERNEL) && strncmp(func, "csan_", 5) == 0) ||
+			strncmp(func, "__tsan_", 7) == 0);
 }
 
 /* A frame of the runtime: by its function's name, or the ELF symbol holding it. */
-static bool is_runtime_frame(const struct sym_frame *fr)
+static bool is_runtime_frame(const struct sym_frame *fr, unsigned flags)
 {
-	return is_runtime(fr->func) || is_runtime(fr->symbol);
+	return is_runtime(fr->func, flags) || is_runtime(fr->symbol, flags);
 }
 
 /*
@@ -304,7 +305,7 @@ static int append_pc(struct sym *sym, struct report_side_sym *ss, int *cap, uint
 	return 0;
 }
 
-static int symbolize_side(struct sym *sym, const struct csan_report_side *s,
+static int symbolize_side(struct sym *sym, const struct csan_report_side *s, unsigned flags,
 			  struct report_side_sym *ss)
 {
 	int cap = 0, err;
@@ -321,7 +322,7 @@ static int symbolize_side(struct sym *sym, const struct csan_report_side *s,
 	 * inlined into csan_setup_watchpoint) goes by the ELF symbol holding
 	 * it: a debug register can trap the runtime's read of a watched value.
 	 */
-	while (ss->dropped < ss->nframes - 1 && is_runtime_frame(&ss->frames[ss->dropped]))
+	while (ss->dropped < ss->nframes - 1 && is_runtime_frame(&ss->frames[ss->dropped], flags))
 		ss->dropped++;
 	ss->entry = -1;
 	trim_side(sym, s, ss);
@@ -380,7 +381,8 @@ static void make_title(const struct csan_hc_report *r, struct report_sym *rs)
 	snprintf(rs->signature, sizeof(rs->signature), "%s:%s/%s", report_kind_name(r->kind), a, b);
 }
 
-int report_symbolize(struct sym *sym, const struct csan_hc_report *r, struct report_sym **out)
+int report_symbolize(struct sym *sym, const struct csan_hc_report *r, unsigned flags,
+		     struct report_sym **out)
 {
 	struct report_sym *rs = calloc(1, sizeof(*rs));
 	unsigned i;
@@ -390,7 +392,7 @@ int report_symbolize(struct sym *sym, const struct csan_hc_report *r, struct rep
 	if (!rs)
 		return -ENOMEM;
 	for (i = 0; !err && i < r->nsides && i < CSAN_REPORT_MAX_SIDES; i++)
-		err = symbolize_side(sym, &r->side[i], &rs->side[i]);
+		err = symbolize_side(sym, &r->side[i], flags, &rs->side[i]);
 	if (err) {
 		report_sym_free(rs);
 		return err;

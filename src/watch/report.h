@@ -64,12 +64,20 @@ int report_validate(const struct csan_hc_report *r, char *why, size_t whylen);
 
 /*
  * report_symbolize - symbolize the stacks of the valid report @r through
- * @sym, drop runtime frames from the top of each, and build the title and
+ * @sym, drop runtime frames from the top of each (REPORT_SYM_* @flags), and build the title and
  * the signature (the kind and the sorted pair of function names, without
  * offsets).  Returns 0 with the result in @out (free it with
  * report_sym_free), or -ENOMEM.
  */
-int report_symbolize(struct sym *sym, const struct csan_hc_report *r, struct report_sym **out);
+int report_symbolize(struct sym *sym, const struct csan_hc_report *r, unsigned flags,
+		     struct report_sym **out);
+
+/*
+ * report_symbolize flag: the guest is not built on the csan runtime (a
+ * Linux kernel), so its csan_* functions are its own, not runtime frames
+ * to drop from the top of a stack.
+ */
+#define REPORT_SYM_FOREIGN_KERNEL 0x1u
 
 /* report_sym_free - free what report_symbolize made; NULL is a no-op. */
 void report_sym_free(struct report_sym *rs);

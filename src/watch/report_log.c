@@ -33,6 +33,7 @@ struct report_log {
 	uint32_t *index; /* open addressing: race number + 1, 0 = free */
 	unsigned index_mask;
 	uint64_t total, printed, seq;
+	unsigned longest_interval_ms; /* the longest rate limit a report was submitted with */
 	unsigned mode;	     /* MODE_SOFT or MODE_HW: the current one */
 	unsigned modes_used; /* every mode the run has been in */
 	/* Reports whose race did not fit in the table: counted, rate-limited together. */
@@ -134,9 +135,9 @@ static struct race *find_race(struct report_log *log, const struct report_sym *r
 }
 
 /* Whether something last printed at @last (@printed times) is due again. */
-static bool due(const struct report_log *log, uint64_t printed, uint64_t last, uint64_t now)
+static bool due(unsigned interval_ms, uint64_t printed, uint64_t last, uint64_t now)
 {
-	return !printed || !log->o.interval_ms || now - last >= log->o.interval_ms * 1000000ull;
+	return !printed || !interval_ms || now - last >= interval_ms * 1000000ull;
 }
 
 /* Bit (1 << mechanism) for one side's mechanism; "both" counts as both. */
@@ -149,13 +150,15 @@ static unsigned mech_bits(uint32_t mechanism)
 
 /* Count @r and decide under the lock; print it if due.  Returns 1 if printed. */
 static int count_and_print(struct report_log *log, const struct csan_hc_report *r,
-			   const struct report_sym *rs, uint64_t now)
+			   const struct report_sym *rs, uint64_t now, unsigned interval_ms)
 {
 	struct race *race = find_race(log, rs, now);
 	struct report_meta meta;
 	unsigned i;
 
 	log->total++;
+	if (interval_ms > log->longest_interval_ms)
+		log->longest_interval_ms = interval_ms;
 	if (race) {
 		race->count++;
 		for (i = 0; i < r->nsides; i++)
@@ -164,13 +167,13 @@ static int count_and_print(struct report_log *log, const struct csan_hc_report *
 		if (r->nsides == 2)
 			race->other_mechs |= mech_bits(r->side[0].mechanism);
 		race->modes |= log->mode;
-		if (!due(log, race->printed, race->last_print_ns, now))
+		if (!due(interval_ms, race->printed, race->last_print_ns, now))
 			return 0;
 		race->printed++;
 		race->last_print_ns = now;
 	} else {
 		log->untracked++;
-		if (!due(log, log->untracked_printed, log->untracked_last_ns, now))
+		if (!due(interval_ms, log->untracked_printed, log->untracked_last_ns, now))
 			return 0;
 		log->untracked_printed++;
 		log->untracked_last_ns = now;
@@ -210,6 +213,12 @@ static const char *mode_list(unsigned modes)
 int report_log_submit(struct report_log *log, const struct csan_hc_report *r, char *why,
 		      size_t whylen)
 {
+	return report_log_submit_every(log, r, log->o.interval_ms, why, whylen);
+}
+
+int report_log_submit_every(struct report_log *log, const struct csan_hc_report *r,
+			    unsigned interval_ms, char *why, size_t whylen)
+{
 	struct report_sym *rs;
 	uint64_t now;
 	int err;
@@ -218,14 +227,14 @@ int report_log_submit(struct report_log *log, const struct csan_hc_report *r, ch
 	if (err)
 		return err;
 	/* Symbolize outside the log lock: sym has its own, and this is the slow part. */
-	err = report_symbolize(log->o.sym, r, &rs);
+	err = report_symbolize(log->o.sym, r, log->o.sym_flags, &rs);
 	if (err) {
 		snprintf(why, whylen, "out of memory symbolizing a report");
 		return err;
 	}
 	pthread_mutex_lock(&log->lock);
 	now = log->o.now_ns(log->o.now_ctx);
-	err = count_and_print(log, r, rs, now);
+	err = count_and_print(log, r, rs, now, interval_ms);
 	pthread_mutex_unlock(&log->lock);
 	report_sym_free(rs);
 	return err;
@@ -285,7 +294,9 @@ void report_log_summary(struct report_log *log)
 		"csan-vmm: race summary: %u distinct race%s in %" PRIu64 " report%s, %" PRIu64
 		" printed, %" PRIu64 " repeats within %u ms counted only (watch mode: %s)\n",
 		log->nraces, log->nraces == 1 ? "" : "s", log->total, log->total == 1 ? "" : "s",
-		log->printed, log->total - log->printed, log->o.interval_ms,
+		log->printed, log->total - log->printed,
+		log->longest_interval_ms > log->o.interval_ms ? log->longest_interval_ms
+							       : log->o.interval_ms,
 		mode_list(log->modes_used));
 	fprintf(f, "csan-vmm:   %8s  %10s  %-7s  %-32s %s\n", "count", "first seen", "mode",
 		"seen by", "race");

@@ -21,6 +21,7 @@ struct report_log_opts {
 	FILE *text;	       /* printed reports and the summary; NULL: stderr */
 	FILE *json;	       /* --report-json=FILE, one object per printed report; NULL: none */
 	unsigned interval_ms;  /* a signature prints at most once per interval; 0: always */
+	unsigned sym_flags;    /* report_symbolize's flags for this kind of guest */
 	unsigned max_races;    /* 0: REPORT_LOG_DEFAULT_MAX_RACES */
 	/* The clock, in ns; NULL: CLOCK_MONOTONIC.  Tests set their own. */
 	uint64_t (*now_ns)(void *ctx);
@@ -71,6 +72,15 @@ void report_log_free(struct report_log *log);
  */
 int report_log_submit(struct report_log *log, const struct csan_hc_report *r, char *why,
 		      size_t whylen);
+
+/*
+ * report_log_submit_every - report_log_submit with @interval_ms for this
+ * report instead of the log's: the Linux guest's own reports print every
+ * time (KCSAN rate-limits them itself), the host's findings beside them
+ * once per interval.
+ */
+int report_log_submit_every(struct report_log *log, const struct csan_hc_report *r,
+			    unsigned interval_ms, char *why, size_t whylen);
 
 /*
  * report_log_set_mode - the watch mode from now on (@hw: "hw", else

@@ -165,11 +165,19 @@ static void make_site(const struct dec *d, size_t first, size_t last, const uint
 	memcpy(s->orig, code + (s->addr - addr), s->len);
 }
 
+/* Whether @t writes one of the argument registers %rdi, %rsi, %rdx, %rcx. */
+static bool writes_argument(const struct trap_insn *t)
+{
+	if (t->op != TRAP_OP_POP && t->op != TRAP_OP_MOV)
+		return false;
+	return t->reg == 7 || t->reg == 6 || t->reg == 2 || t->reg == 1;
+}
+
 int trap_plan_function(const uint8_t *code, size_t len, uint64_t addr, struct trap_plan *out,
 		       char *why, size_t whylen)
 {
 	struct dec *d;
-	size_t n, i, k, bytes;
+	size_t n, i, k, j;
 	int rc = decode_all(code, len, addr, &d, &n, why, whylen);
 
 	if (rc)
@@ -182,22 +190,29 @@ int trap_plan_function(const uint8_t *code, size_t len, uint64_t addr, struct tr
 				 (unsigned long long)(d[i].addr - addr));
 			goto out;
 		}
-	/* Entry: the first instructions, as long as no branch lands after the first. */
-	for (i = 0, bytes = 0; i < n && bytes < TRAP_LEN; i++) {
-		if (!d[i].emulable || (i > 0 && d[i].target) || i >= TRAP_MAX_REPLACED ||
-		    bytes + d[i].len > TRAP_MAX_SITE_LEN)
+	/*
+	 * Entry: the first TRAP_LEN-byte instruction of the prologue, with
+	 * the arguments still in their registers and no branch back to it
+	 * (it must run once per call).
+	 */
+	for (i = 0; i < n && d[i].emulable && !writes_argument(&d[i].ti); i++)
+		if (d[i].len == TRAP_LEN && !d[i].target)
 			break;
-		bytes += d[i].len;
-	}
-	if (bytes < TRAP_LEN) {
-		snprintf(why, whylen, "its first instructions are not a plain prologue");
+	if (i == n || !d[i].emulable || d[i].len != TRAP_LEN || d[i].target ||
+	    writes_argument(&d[i].ti)) {
+		snprintf(why, whylen,
+			 "its prologue has no %d-byte push or register move before the arguments "
+			 "are moved",
+			 TRAP_LEN);
 		goto out;
 	}
-	make_site(d, 0, i - 1, code, addr, &out->entry);
-	/* Before each RET: the pops (or leave) that end the epilogue. */
+	make_site(d, i, i, code, addr, &out->entry);
+	/*
+	 * Before each RET: the last TRAP_LEN-byte instruction of the
+	 * epilogue's pops, with no branch landing after it (a path that
+	 * skipped it would leave without the exit being seen).
+	 */
 	for (k = 0; k < n; k++) {
-		size_t first = k;
-
 		if (!d[k].is_ret)
 			continue;
 		if (out->nexits == TRAP_MAX_EXITS) {
@@ -209,24 +224,16 @@ int trap_plan_function(const uint8_t *code, size_t len, uint64_t addr, struct tr
 				 (unsigned long long)(d[k].addr - addr));
 			goto out;
 		}
-		/*
-		 * Grow the site backwards from the RET; each instruction taken
-		 * makes the one after it interior, where no branch may land.
-		 */
-		for (bytes = 0; first > 0 && bytes < TRAP_LEN; first--) {
-			const struct dec *p = &d[first - 1];
-
-			if (!p->emulable || k - first + 1 > TRAP_MAX_REPLACED ||
-			    bytes + p->len > TRAP_MAX_SITE_LEN || (first < k && d[first].target))
+		for (j = k; j > 0 && d[j - 1].emulable && !d[j].target; j--)
+			if (d[j - 1].len == TRAP_LEN)
 				break;
-			bytes += p->len;
-		}
-		if (bytes < TRAP_LEN) {
-			snprintf(why, whylen, "no plain epilogue before its return at +%#llx",
+		if (j == 0 || d[j].target || !d[j - 1].emulable || d[j - 1].len != TRAP_LEN) {
+			snprintf(why, whylen,
+				 "no %d-byte pop in the epilogue before its return at +%#llx", TRAP_LEN,
 				 (unsigned long long)(d[k].addr - addr));
 			goto out;
 		}
-		make_site(d, first, k - 1, code, addr, &out->exit[out->nexits++]);
+		make_site(d, j - 1, j - 1, code, addr, &out->exit[out->nexits++]);
 	}
 	if (!out->nexits) {
 		snprintf(why, whylen, "it has no return");

@@ -11,24 +11,25 @@
  * register (those stay free for data watches) and without int3 (with
  * KVM's software breakpoints every int3 of the guest's own, Linux's
  * text_poke_bp among them, would come to the VMM and need re-injecting),
- * the VMM overwrites a few whole instructions at the function's entry and
- * before each of its returns with "out %al, $port" (E6 ib, 2 bytes), a
- * KVM_EXIT_IO on every kind of KVM, and NOPs for the rest.  At the exit
- * it does what the replaced instructions would have done (pushes, pops,
- * register moves: the prologue and epilogue), and KVM steps past the OUT
- * as for any port write, onto the NOPs: the VMM never moves RIP.
+ * the VMM overwrites one two-byte instruction in the function's prologue
+ * and one in the epilogue before each RET with "out %al, $port" (E6 ib,
+ * also two bytes): a KVM_EXIT_IO on every kind of KVM.  At the exit it
+ * does what the replaced instruction would have done (a push, a pop, a
+ * register move), and KVM steps past the OUT as for any port write: the
+ * VMM never moves RIP.  One instruction of the same length keeps that
+ * true for any site (the OUT and what it replaces end at the same byte);
+ * the VMM plants the traps before the guest boots.
  *
- * Only instructions whose effect is registers and the stack are replaced,
- * and only where no branch lands inside the replaced bytes (a branch to
- * the first one is fine: it then runs the trap).  A function that leaves
- * other than by RET (a tail call) cannot be planned: its watch would
- * never end.
+ * The entry site comes before the prologue moves the arguments out of
+ * their registers, and no branch lands on it; at an exit site no branch
+ * lands after it (a path that skipped it would leave unseen).  A function
+ * that leaves other than by RET (a tail call) cannot be planned.
  */
 
 #define TRAP_OUT_OPCODE	 0xe6 /* OUT imm8, AL */
 #define TRAP_LEN	 2    /* bytes of the OUT */
-#define TRAP_MAX_REPLACED 4   /* instructions one site stands in for */
-#define TRAP_MAX_SITE_LEN 8   /* bytes one site replaces */
+#define TRAP_MAX_REPLACED 1   /* instructions one site stands in for */
+#define TRAP_MAX_SITE_LEN 8   /* bytes a site may replace (now TRAP_LEN) */
 #define TRAP_MAX_EXITS	 8    /* RETs of one function */
 
 /* What a replaced instruction did; registers in the ModRM numbering (rax 0 .. r15 15). */
@@ -49,7 +50,7 @@ struct trap_insn {
 
 struct trap_site {
 	uint64_t addr;
-	unsigned len; /* bytes replaced: whole instructions, >= TRAP_LEN */
+	unsigned len; /* bytes replaced: one instruction of TRAP_LEN bytes */
 	unsigned ninsn;
 	struct trap_insn insn[TRAP_MAX_REPLACED];
 	uint8_t orig[TRAP_MAX_SITE_LEN];
@@ -67,13 +68,13 @@ struct trap_plan {
  * before each RET.  Returns 0 with the plan in @out; -EINVAL with the
  * reason in @why (@whylen bytes) when the code cannot be decoded, leaves
  * by a jump elsewhere, has more RETs than TRAP_MAX_EXITS, or has no
- * replaceable instructions where a site is needed; -ENOMEM when the
+ * two-byte push, pop or move where a site is needed; -ENOMEM when the
  * disassembler cannot start.
  */
 int trap_plan_function(const uint8_t *code, size_t len, uint64_t addr, struct trap_plan *out,
 		       char *why, size_t whylen);
 
-/* trap_site_code - the bytes that replace @s: the OUT to @port, then NOPs. */
+/* trap_site_code - the bytes that replace @s: the OUT to @port (then NOPs, were it longer). */
 void trap_site_code(const struct trap_site *s, uint8_t port, uint8_t out[TRAP_MAX_SITE_LEN]);
 
 /* The stack as trap_emulate reaches it: 8 bytes at guest virtual @addr. */

@@ -390,7 +390,7 @@ static void test_record(void)
 	CHECK_EQ_U64(rec.side[1].context, CSAN_CTX_INTERRUPT);
 	CHECK_EQ_U64(rec.side[1].flags, CSAN_SIDE_IP_AFTER);
 	CHECK(report_validate(&rec, why, sizeof(why)) == 0);
-	CHECK(report_symbolize(sym, &rec, &rs) == 0);
+	CHECK(report_symbolize(sym, &rec, 0, &rs) == 0);
 	if (rs) {
 		CHECK(streq(rs->title, r[4]->title));
 		CHECK(streq(rs->signature, "data-race:mid/writer"));
@@ -427,7 +427,7 @@ static void test_reordered_words(struct sym *sym, struct csan_hc_report *rec)
 
 	rec->side[0].access = rw | CSAN_ACCESS_SCOPED;
 	rec->side[1].access = rw;
-	CHECK(report_symbolize(sym, rec, &rs) == 0);
+	CHECK(report_symbolize(sym, rec, 0, &rs) == 0);
 	if (rs) {
 		report_print_text(f, rec, rs, &env);
 		report_print_json(f, rec, rs, &env, &(struct report_meta){ 1, 0, 1 });

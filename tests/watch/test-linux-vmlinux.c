@@ -142,7 +142,7 @@ static int check_report(struct sym *sym, const struct linux_report *lr)
 	}
 	CHECK_EQ_U64(lost, 0);
 	CHECK(report_validate(&rec, why, sizeof(why)) == 0);
-	CHECK(report_symbolize(sym, &rec, &rs) == 0);
+	CHECK(report_symbolize(sym, &rec, 0, &rs) == 0);
 	if (!rs)
 		return 0;
 	/* KCSAN's own title, rebuilt from the symbolized frames. */

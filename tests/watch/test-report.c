@@ -22,7 +22,7 @@ static char *text_of(const struct csan_hc_report *r)
 	size_t len = 0;
 	FILE *f;
 
-	if (report_symbolize(sym, r, &rs) != 0)
+	if (report_symbolize(sym, r, 0, &rs) != 0)
 		return NULL;
 	f = open_memstream(&buf, &len);
 	report_print_text(f, r, rs, &env);
@@ -39,7 +39,7 @@ static char *json_of(const struct csan_hc_report *r)
 	size_t len = 0;
 	FILE *f;
 
-	if (report_symbolize(sym, r, &rs) != 0)
+	if (report_symbolize(sym, r, 0, &rs) != 0)
 		return NULL;
 	f = open_memstream(&buf, &len);
 	report_print_json(f, r, rs, &env, &meta);

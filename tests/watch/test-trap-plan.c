@@ -35,20 +35,19 @@ static void test_plain(void)
 	char why[200] = "";
 
 	CHECK(trap_plan_function(plain, sizeof(plain), BASE, &p, why, sizeof(why)) == 0);
-	CHECK_EQ_U64(p.entry.addr, BASE);
-	CHECK_EQ_U64(p.entry.len, 4); /* push %rbp; mov %rsp,%rbp */
-	CHECK_EQ_U64(p.entry.ninsn, 2);
-	CHECK(p.entry.insn[0].op == TRAP_OP_PUSH && p.entry.insn[0].reg == TRAP_REG_RBP);
-	CHECK(p.entry.insn[1].op == TRAP_OP_MOV && p.entry.insn[1].reg == TRAP_REG_RBP &&
-	      p.entry.insn[1].src == TRAP_REG_RSP);
-	CHECK(memcmp(p.entry.orig, plain, 4) == 0);
+	/* push %r15: the first two-byte instruction, arguments untouched. */
+	CHECK_EQ_U64(p.entry.addr, BASE + 4);
+	CHECK_EQ_U64(p.entry.len, TRAP_LEN);
+	CHECK_EQ_U64(p.entry.ninsn, 1);
+	CHECK(p.entry.insn[0].op == TRAP_OP_PUSH && p.entry.insn[0].reg == 15);
+	CHECK(memcmp(p.entry.orig, plain + 4, 2) == 0);
 	CHECK_EQ_U64(p.nexits, 1);
-	/* pop %r15; pop %rbp: pop %rbx at 0xd is a branch target and stays. */
+	/* pop %r15; pop %rbx at 0xd is a branch target but comes before it. */
 	CHECK_EQ_U64(p.exit[0].addr, BASE + 0xe);
-	CHECK_EQ_U64(p.exit[0].len, 3);
+	CHECK_EQ_U64(p.exit[0].len, TRAP_LEN);
 	CHECK(p.exit[0].insn[0].op == TRAP_OP_POP && p.exit[0].insn[0].reg == 15);
 	trap_site_code(&p.exit[0], 0xe5, code);
-	CHECK(code[0] == TRAP_OUT_OPCODE && code[1] == 0xe5 && code[2] == 0x90);
+	CHECK(code[0] == TRAP_OUT_OPCODE && code[1] == 0xe5);
 }
 
 static uint64_t stack[4];
@@ -79,19 +78,16 @@ static void test_emulate(void)
 	char why[200];
 
 	CHECK(trap_plan_function(plain, sizeof(plain), BASE, &p, why, sizeof(why)) == 0);
-	/* The entry: push %rbp; mov %rsp,%rbp. */
+	/* The entry: push %r15. */
 	regs[TRAP_REG_RSP] = STACK_BASE + 24;
-	regs[TRAP_REG_RBP] = 0xbbbb;
+	regs[15] = 0xf15;
 	CHECK(trap_emulate(&p.entry, regs, rd, wr, NULL) == 0);
 	CHECK_EQ_U64(regs[TRAP_REG_RSP], STACK_BASE + 16);
-	CHECK_EQ_U64(regs[TRAP_REG_RBP], STACK_BASE + 16);
-	CHECK_EQ_U64(stack[2], 0xbbbb);
-	/* The exit: pop %r15; pop %rbp, from a stack with r15's slot below rbp's. */
-	stack[1] = 0xf15;
-	regs[TRAP_REG_RSP] = STACK_BASE + 8;
+	CHECK_EQ_U64(stack[2], 0xf15);
+	/* The exit: pop %r15. */
+	regs[15] = 0;
 	CHECK(trap_emulate(&p.exit[0], regs, rd, wr, NULL) == 0);
 	CHECK_EQ_U64(regs[15], 0xf15);
-	CHECK_EQ_U64(regs[TRAP_REG_RBP], 0xbbbb);
 	CHECK_EQ_U64(regs[TRAP_REG_RSP], STACK_BASE + 24);
 	/* A stack that cannot be read is an error, not a guess. */
 	regs[TRAP_REG_RSP] = 0x10;
@@ -103,10 +99,13 @@ static void test_refused(void)
 	/* A tail call: the watch would never see its end. */
 	static const uint8_t tail[] = { 0x55, 0x48, 0x89, 0xe5, 0x5d, 0xe9, 0x00, 0x10, 0x00, 0x00 };
 	/* A branch onto the RET skips the epilogue's trap. */
-	static const uint8_t onto_ret[] = { 0x55, 0x48, 0x89, 0xe5, 0x74, 0x03, 0x41,
-					    0x5f, 0x5d, 0xc3 };
+	static const uint8_t onto_ret[] = { 0x55, 0x48, 0x89, 0xe5, 0x41, 0x57, 0x74,
+					    0x03, 0x41, 0x5f, 0x5d, 0xc3 };
 	/* A prologue that is not pushes and moves. */
 	static const uint8_t odd[] = { 0x48, 0x83, 0xec, 0x08, 0x5d, 0x41, 0x5f, 0xc3 };
+	/* Only one-byte pushes before the arguments move (mov %rdi,%r12 is 3 bytes). */
+	static const uint8_t short_pushes[] = { 0x55, 0x53, 0x48, 0x89, 0xfe, 0x41, 0x57,
+						0x41, 0x5f, 0xc3 };
 	struct trap_plan p;
 	char why[200];
 
@@ -117,6 +116,10 @@ static void test_refused(void)
 	CHECK_CONTAINS(why, "lands on its return");
 	CHECK(trap_plan_function(odd, sizeof(odd), BASE, &p, why, sizeof(why)) == -EINVAL);
 	CHECK_CONTAINS(why, "prologue");
+	/* mov %rdi,%rsi writes an argument before push %r15: too late for the entry. */
+	CHECK(trap_plan_function(short_pushes, sizeof(short_pushes), BASE, &p, why,
+				 sizeof(why)) == -EINVAL);
+	CHECK_CONTAINS(why, "arguments");
 }
 
 int main(void)
