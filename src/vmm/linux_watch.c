@@ -15,6 +15,7 @@
 #include "vmm/guest_mem.h"
 #include "vmm/hw_watch.h"
 #include "vmm/linux_guest.h"
+#include "vmm/linux_view.h"
 #include "vmm/linux_watch.h"
 #include "vmm/pio.h"
 #include "vmm/vcpu.h"
@@ -75,9 +76,6 @@ _Static_assert(CSAN_ACCESS_WRITE == 1 && CSAN_ACCESS_COMPOUND == 2 && CSAN_ACCES
 		       CSAN_ACCESS_ASSERT == 8 && CSAN_ACCESS_SCOPED == 16,
 	       "KCSAN_ACCESS_* bits");
 
-/* x86 preempt_count bits that say "not a task" (include/linux/preempt.h): NMI, hardirq, serving softirq. */
-#define LINUX_NOT_TASK_MASK 0x00ff0100u
-
 /* x86-64 kernel stacks: 16 KiB, aligned to their size (THREAD_SIZE; the IRQ stacks too). */
 #define LINUX_THREAD_SIZE 0x4000ull
 
@@ -100,10 +98,7 @@ struct linux_watch {
 	struct vm *vm;
 	struct trap_plan plan;
 	uint64_t fn, fn_size;
-	/* Per-CPU offsets and structure layouts, from the vmlinux. */
-	uint64_t pc_preempt, pc_current, pc_cpu_ctx;
-	uint64_t task_pid, task_ctx, ctx_disable;
-	bool have_task, have_ctx;
+	struct linux_layout layout; /* where Linux keeps what the view reads */
 	/*
 	 * Each vCPU's live watches: written by that vCPU's thread, depth[]
 	 * under the lock (the exit traps stay while any is live), read by
@@ -133,19 +128,7 @@ static struct linux_watch *the_watch(struct vm *vm)
 	return linux_guest_watch(vm);
 }
 
-/* --- reading Linux from a stopped vCPU ------------------------------------- */
-
-static uint64_t gs_base(struct vcpu *vcpu)
-{
-	struct kvm_sregs s;
-
-	return ioctl(vcpu->fd, KVM_GET_SREGS, &s) < 0 ? 0 : s.gs.base;
-}
-
-static bool read_u32(struct vcpu *vcpu, uint64_t gva, uint32_t *v)
-{
-	return guest_read_linear(vcpu, gva, v, sizeof(*v)) == sizeof(*v);
-}
+/* --- reading Linux, for the watch engine (linux_view.h) ------------------ */
 
 static bool read_u64(void *ctx, uint64_t gva, uint64_t *v)
 {
@@ -157,74 +140,30 @@ static bool write_u64(void *ctx, uint64_t gva, uint64_t v)
 	return guest_write_linear(ctx, gva, &v, sizeof(v)) == sizeof(v);
 }
 
-/* Task or interrupt, as KCSAN's in_task() tells: this CPU's preempt_count. */
 static uint32_t lw_context(struct vcpu *vcpu)
 {
 	struct linux_watch *lw = the_watch(vcpu->vm);
-	uint32_t pc = 0;
 
-	if (!lw || !read_u32(vcpu, gs_base(vcpu) + lw->pc_preempt, &pc))
-		return CSAN_CTX_TASK;
-	return (pc & LINUX_NOT_TASK_MASK) ? CSAN_CTX_INTERRUPT : CSAN_CTX_TASK;
-}
-
-/* The task's address (this CPU's current_task), or 0. */
-static uint64_t current_task(struct vcpu *vcpu, const struct linux_watch *lw)
-{
-	uint64_t t = 0;
-
-	if (!lw->have_task || !read_u64(vcpu, gs_base(vcpu) + lw->pc_current, &t))
-		return 0;
-	return t;
+	return lw ? linux_view_context(vcpu, &lw->layout) : CSAN_CTX_TASK;
 }
 
 static uint32_t lw_task_id(struct vcpu *vcpu)
 {
 	struct linux_watch *lw = the_watch(vcpu->vm);
-	uint64_t t = lw ? current_task(vcpu, lw) : 0;
-	uint32_t pid = 0;
 
-	if (!t || !read_u32(vcpu, t + lw->task_pid, &pid))
-		return 0;
-	return pid;
+	return lw ? linux_view_task_id(vcpu, &lw->layout) : 0;
 }
 
-/*
- * KCSAN's own test of data_race() and kcsan_disable_current(): the
- * disable count of the context's struct kcsan_ctx (the task's, or this
- * CPU's in an interrupt).
- */
 static bool lw_checking_disabled(struct vcpu *vcpu, uint32_t context)
 {
 	struct linux_watch *lw = the_watch(vcpu->vm);
-	uint64_t ctx;
-	uint32_t n = 0;
 
-	if (!lw || !lw->have_ctx)
-		return false;
-	if (context == CSAN_CTX_TASK) {
-		uint64_t t = current_task(vcpu, lw);
-
-		if (!t)
-			return false;
-		ctx = t + lw->task_ctx;
-	} else {
-		ctx = gs_base(vcpu) + lw->pc_cpu_ctx;
-	}
-	return read_u32(vcpu, ctx + lw->ctx_disable, &n) && (int32_t)n > 0;
+	return lw && linux_view_checking_disabled(vcpu, &lw->layout, context);
 }
 
-/*
- * KCSAN's runtime (kernel/kcsan/, but not its tests, whose racing
- * functions live there too): its reads of the watched value are not races.
- */
 static bool lw_runtime_pc(struct vm *vm, uint64_t pc)
 {
-	char path[512];
-
-	return vm->sym && sym_source_file(vm->sym, pc - 1, path, sizeof(path)) == 0 &&
-	       strstr(path, "kernel/kcsan/") && !strstr(path, "kcsan_test.c") &&
-	       !strstr(path, "selftest.c");
+	return vm->sym && linux_view_runtime_pc(vm->sym, pc);
 }
 
 static const struct hw_guest_view linux_view = {
@@ -722,7 +661,6 @@ int linux_watch_start(struct vm *vm, struct linux_watch **out, char *why, size_t
 {
 	static const char fn_name[] = "kcsan_setup_watchpoint";
 	struct linux_watch *lw;
-	uint64_t off;
 	uint8_t *code;
 	char reason[200];
 	unsigned i;
@@ -785,23 +723,9 @@ int linux_watch_start(struct vm *vm, struct linux_watch **out, char *why, size_t
 			rc = -EINVAL;
 			goto fail;
 		}
-	if (sym_addr_of(vm->sym, "__preempt_count", 0, &lw->pc_preempt, NULL)) {
-		snprintf(why, whylen,
-			 "this kernel has no per-CPU __preempt_count (a Linux other than 6.1 on "
-			 "x86-64?): csan-vmm cannot tell interrupts from tasks in it");
-		rc = -ENOENT;
+	rc = linux_layout_find(vm->sym, lw->fn, &lw->layout, why, whylen);
+	if (rc)
 		goto fail;
-	}
-	lw->have_task = sym_addr_of(vm->sym, "current_task", 0, &lw->pc_current, NULL) == 0 &&
-			sym_member_offset(vm->sym, lw->fn, "task_struct", "pid", &lw->task_pid) ==
-				0;
-	lw->have_ctx = lw->have_task &&
-		       sym_addr_of(vm->sym, "kcsan_cpu_ctx", 0, &lw->pc_cpu_ctx, NULL) == 0 &&
-		       sym_member_offset(vm->sym, lw->fn, "task_struct", "kcsan_ctx",
-					 &lw->task_ctx) == 0 &&
-		       sym_member_offset(vm->sym, lw->fn, "kcsan_ctx", "disable_count", &off) == 0;
-	if (lw->have_ctx)
-		lw->ctx_disable = off;
 	rc = pio_register(&vm->pio, LW_PORT, 1, "KCSAN watch traps", trap_io, lw);
 	if (rc) {
 		snprintf(why, whylen, "port %#x for the KCSAN traps is taken", LW_PORT);
