@@ -288,7 +288,8 @@ bool linux_watch_console_report(struct vm *vm, struct linux_watch *lw,
 	}
 	/*
 	 * A host watch of the address still live: hold Linux's report until
-	 * it ends.  The live tables belong to their vCPU threads; a watch
+	 * it ends.  depth[] changes under this lock; an entry's fields are
+	 * its vCPU's, written before it arms (armed is the last).  A watch
 	 * ending meanwhile finds the held report under the lock or, if it
 	 * looked before, leaves it to the deadline.
 	 */
