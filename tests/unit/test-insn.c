@@ -136,36 +136,36 @@ static void test_access_kinds(void)
 	} cases[] = {
 		{ { 0x0f, 0xb6, 0x07 },
 		  3,
-		  { "movzx eax, byte ptr [rdi]", 3, true, false, false, 1 } },
-		{ { 0x66, 0x89, 0x07 }, 3, { "mov word ptr [rdi], ax", 3, false, true, false, 2 } },
-		{ { 0x01, 0x07 }, 2, { "add dword ptr [rdi], eax", 2, true, true, false, 4 } },
+		  { "movzx eax, byte ptr [rdi]", 3, true, false, false, 1, INSN_FORWARD } },
+		{ { 0x66, 0x89, 0x07 }, 3, { "mov word ptr [rdi], ax", 3, false, true, false, 2, INSN_FORWARD } },
+		{ { 0x01, 0x07 }, 2, { "add dword ptr [rdi], eax", 2, true, true, false, 4, INSN_FORWARD } },
 		{ { 0xf0, 0x0f, 0xc1, 0x07 },
 		  4,
-		  { "lock xadd dword ptr [rdi], eax", 4, true, true, true, 4 } },
-		{ { 0xf0, 0xff, 0x07 }, 3, { "lock inc dword ptr [rdi]", 3, true, true, true, 4 } },
+		  { "lock xadd dword ptr [rdi], eax", 4, true, true, true, 4, INSN_FORWARD } },
+		{ { 0xf0, 0xff, 0x07 }, 3, { "lock inc dword ptr [rdi]", 3, true, true, true, 4, INSN_FORWARD } },
 		/* XCHG with memory is locked without a prefix. */
 		{ { 0x48, 0x87, 0x07 },
 		  3,
-		  { "xchg qword ptr [rdi], rax", 3, true, true, true, 8 } },
+		  { "xchg qword ptr [rdi], rax", 3, true, true, true, 8, INSN_FORWARD } },
 		/* Capstone 4 says CMPXCHG only reads: it writes. */
 		{ { 0x0f, 0xb1, 0x0f },
 		  3,
-		  { "cmpxchg dword ptr [rdi], ecx", 3, true, true, false, 4 } },
+		  { "cmpxchg dword ptr [rdi], ecx", 3, true, true, false, 4, INSN_FORWARD } },
 		/* Capstone 4 says TEST writes: it only reads. */
-		{ { 0xf6, 0x07, 0x01 }, 3, { "test byte ptr [rdi], 1", 3, true, false, false, 1 } },
-		{ { 0x39, 0x07 }, 2, { "cmp dword ptr [rdi], eax", 2, true, false, false, 4 } },
+		{ { 0xf6, 0x07, 0x01 }, 3, { "test byte ptr [rdi], 1", 3, true, false, false, 1, INSN_FORWARD } },
+		{ { 0x39, 0x07 }, 2, { "cmp dword ptr [rdi], eax", 2, true, false, false, 4, INSN_FORWARD } },
 		/* String instructions: [rsi] read and [rdi] written. */
 		{ { 0xf3, 0x48, 0xa5 },
 		  3,
-		  { "rep movsq qword ptr [rdi], qword ptr [rsi]", 3, true, true, false, 8 } },
-		{ { 0x48, 0xab }, 2, { "stosq qword ptr [rdi], rax", 2, false, true, false, 8 } },
+		  { "rep movsq qword ptr [rdi], qword ptr [rsi]", 3, true, true, false, 8, INSN_FORWARD } },
+		{ { 0x48, 0xab }, 2, { "stosq qword ptr [rdi], rax", 2, false, true, false, 8, INSN_FORWARD } },
 		/* The stack is memory too. */
-		{ { 0x50 }, 1, { "push rax", 1, false, true, false, 8 } },
-		{ { 0x66, 0x50 }, 2, { "push ax", 2, false, true, false, 2 } },
-		{ { 0x58 }, 1, { "pop rax", 1, true, false, false, 8 } },
+		{ { 0x50 }, 1, { "push rax", 1, false, true, false, 8, INSN_FORWARD } },
+		{ { 0x66, 0x50 }, 2, { "push ax", 2, false, true, false, 2, INSN_FORWARD } },
+		{ { 0x58 }, 1, { "pop rax", 1, true, false, false, 8, INSN_FORWARD } },
 		/* push [mem] reads its operand (size first) and writes the stack. */
-		{ { 0xff, 0x37 }, 2, { "push qword ptr [rdi]", 2, true, true, false, 8 } },
-		{ { 0x8f, 0x07 }, 2, { "pop qword ptr [rdi]", 2, true, true, false, 8 } },
+		{ { 0xff, 0x37 }, 2, { "push qword ptr [rdi]", 2, true, true, false, 8, INSN_FORWARD } },
+		{ { 0x8f, 0x07 }, 2, { "pop qword ptr [rdi]", 2, true, true, false, 8, INSN_FORWARD } },
 	};
 	unsigned i;
 
