@@ -60,13 +60,13 @@ static int same_kernel(const char *vmlinux, struct sym *sym, const char *banner,
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		if (fd >= 0)
 			close(fd);
-		snprintf(why, whylen, "cannot read %s", vmlinux);
+		snprintf(why, whylen, "cannot read %.400s", vmlinux);
 		return 0;
 	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED) {
-		snprintf(why, whylen, "cannot map %s", vmlinux);
+		snprintf(why, whylen, "cannot map %.400s", vmlinux);
 		return 0;
 	}
 	found = memmem(p, (size_t)st.st_size, banner, len) != NULL;
