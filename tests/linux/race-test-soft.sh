@@ -52,21 +52,18 @@ check_cases() {
 		[ "$n0" -gt 0 ] && [ "$n1" -gt 0 ] || fail "$2: a side of $name never ran: $line"
 		case $name in
 		uninstr-writer)
-			# No second stack to find: the writer is invisible to KCSAN.
 			# The value changed under some watched read, so the race
-			# really happened while KCSAN watched.
-			[ "$races" = 0 ] || fail "$2: KCSAN found the uninstrumented writer: $line"
+			# really happened while KCSAN watched.  (KCSAN's race
+			# counters are the whole kernel's: a race elsewhere during
+			# the case counts too, so silence is checked on the reports,
+			# by the functions they name: check_reports.)
 			[ "$unknown" -gt 0 ] || fail "$2: no watched read saw the writer's value change: $line"
 			;;
 		irq-same-cpu)
-			# The handler interrupted the task's watch at least once, and
-			# KCSAN saw nothing.
+			# The handler interrupted the task's watch at least once
+			# (what KCSAN saw: check_reports).
 			[ "$runs" -gt 0 ] && [ "$watch" -gt 0 ] ||
 				fail "$2: the handler never ran inside a KCSAN watch of the task: $line"
-			[ "$races" = 0 ] && [ "$unknown" = 0 ] || fail "$2: KCSAN counted a race: $line"
-			;;
-		silent-marked | silent-locked)
-			[ "$races" = 0 ] && [ "$unknown" = 0 ] || fail "$2: KCSAN counted a race: $line"
 			;;
 		racy-plain)
 			[ "$races" -gt 0 ] || fail "$2: KCSAN found no race in the control: $line"
