@@ -3,6 +3,10 @@
 # vCPUs on, the MADT's I/O APIC ID no longer fits after the CPUs' (KVM's
 # is 4 bits): acpi_ioapic_id() gives 0, written to KVM's I/O APIC too.
 . "$top_srcdir/tests/lib.sh"
+# 64 vCPUs meet the emulated host's lost nested state most (docs/harness.md):
+# 3 runs in a row once in a fresh-clone CI run; up to 5 runs here, each
+# lost one shown.
+NESTED_ATTEMPTS=5
 require_vm_env
 run_vmm --cpus=64 --timeout=280
 expect_rc 0
