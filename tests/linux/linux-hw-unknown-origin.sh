@@ -23,8 +23,18 @@ expect_err "^race at unknown origin, with read to 0x[0-9a-f]+ of 8 bytes by $by 
 	fail "soft mode followed KCSAN's watchpoints: the traps belong to hw mode only"
 expect_err '^linux kunit: kcsan: 1 passed, 0 failed, 0 skipped$'
 
-run_linux --watch=hw -a "$case_args"
-expect_rc 1
+# In the emulated host the time budget backs a tenth or less of KCSAN's
+# watchpoints, and the case ends as soon as KCSAN sees its own report:
+# once in six runs no backed watch had caught the writer by then.  Up to
+# three runs, each one that missed said.
+for attempt in 1 2 3; do
+	run_linux --watch=hw -a "$case_args"
+	expect_rc 1
+	grep -q '^BUG: KCSAN: data-race in test_kernel_read / test_kernel_write_uninstrumented$' "$err" &&
+		break
+	echo "hw run $attempt: no backed watchpoint caught the writer before the case ended:"
+	grep '^csan-vmm: \(hardware watches\|KCSAN watchpoints followed\)' "$err"
+done
 expect_err '^BUG: KCSAN: data-race in test_kernel_read / test_kernel_write_uninstrumented$'
 in_order "$err" \
 	'^BUG: KCSAN: data-race in test_kernel_read / test_kernel_write_uninstrumented$' \
