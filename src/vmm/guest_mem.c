@@ -60,7 +60,12 @@ static int translate(struct vcpu *vcpu, uint64_t linear, uint64_t *gpa)
 	return 0;
 }
 
-size_t guest_read_linear(struct vcpu *vcpu, uint64_t linear, void *buf, size_t len)
+/*
+ * Copy @len bytes between @buf and guest-linear @linear, page by page:
+ * into @buf, or out of it with @to_guest.  Returns the bytes copied.
+ */
+static size_t copy_linear(struct vcpu *vcpu, uint64_t linear, void *buf, size_t len,
+			  bool to_guest)
 {
 	size_t done = 0;
 
@@ -75,31 +80,23 @@ size_t guest_read_linear(struct vcpu *vcpu, uint64_t linear, void *buf, size_t l
 		hva = vm_gpa_to_hva(vcpu->vm, gpa, chunk);
 		if (!hva)
 			break;
-		memcpy((uint8_t *)buf + done, hva, chunk);
+		if (to_guest)
+			memcpy(hva, (uint8_t *)buf + done, chunk);
+		else
+			memcpy((uint8_t *)buf + done, hva, chunk);
 		done += chunk;
 	}
 	return done;
 }
 
+size_t guest_read_linear(struct vcpu *vcpu, uint64_t linear, void *buf, size_t len)
+{
+	return copy_linear(vcpu, linear, buf, len, false);
+}
+
 size_t guest_write_linear(struct vcpu *vcpu, uint64_t linear, const void *buf, size_t len)
 {
-	size_t done = 0;
-
-	while (done < len) {
-		uint64_t page_left = 4096 - ((linear + done) & 4095);
-		size_t chunk = len - done < page_left ? len - done : (size_t)page_left;
-		uint64_t gpa = 0;
-		void *hva;
-
-		if (translate(vcpu, linear + done, &gpa))
-			break;
-		hva = vm_gpa_to_hva(vcpu->vm, gpa, chunk);
-		if (!hva)
-			break;
-		memcpy(hva, (const uint8_t *)buf + done, chunk);
-		done += chunk;
-	}
-	return done;
+	return copy_linear(vcpu, linear, (void *)buf, len, true);
 }
 
 size_t guest_read_code(struct vcpu *vcpu, uint64_t rip, uint8_t *buf, size_t len)

@@ -108,7 +108,7 @@ struct linux_watch {
 	unsigned depth[CSAN_MAX_CPUS];
 	pthread_mutex_t lock; /* depth[], waiting[], the traps' state, the budget, the counters */
 	struct lw_waiting waiting[LW_WAITING];
-	uint64_t entries, armed, not_armed, too_deep, lost_frames, reports, merged, emulate_failed;
+	uint64_t entries, armed, not_armed, too_deep, lost_frames, reports, merged;
 	uint64_t over_budget; /* watchpoints left to KCSAN alone by the time budget */
 	uint64_t on_stack;    /* watchpoints on the watcher's own stack, left to KCSAN */
 	int64_t budget_ns;    /* the token bucket: arm+disarm time still allowed */
@@ -421,8 +421,7 @@ static void array_to_regs(const uint64_t a[16], struct kvm_regs *k)
 }
 
 /* Do what the site replaced; false (said, run ended) when it cannot be done. */
-static bool emulate(struct vcpu *vcpu, struct linux_watch *lw, const struct trap_site *s,
-		    struct kvm_regs *k)
+static bool emulate(struct vcpu *vcpu, const struct trap_site *s, struct kvm_regs *k)
 {
 	uint64_t a[16];
 
@@ -432,9 +431,6 @@ static bool emulate(struct vcpu *vcpu, struct linux_watch *lw, const struct trap
 		if (ioctl(vcpu->fd, KVM_SET_REGS, k) == 0)
 			return true;
 	}
-	pthread_mutex_lock(&lw->lock);
-	lw->emulate_failed++;
-	pthread_mutex_unlock(&lw->lock);
 	fprintf(stderr,
 		"csan-vmm: vCPU %u: cannot do the instructions the KCSAN trap at %#" PRIx64
 		" replaced (stack at %#llx unreadable)\n",
@@ -523,7 +519,7 @@ static int entry_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs
 	bool arm;
 	int rc;
 
-	if (!emulate(vcpu, lw, &lw->plan.entry, k))
+	if (!emulate(vcpu, &lw->plan.entry, k))
 		return VCPU_STOP;
 	t0 = now_ns();
 	pthread_mutex_lock(&lw->lock);
@@ -622,7 +618,7 @@ static int exit_trap(struct vcpu *vcpu, struct linux_watch *lw, const struct tra
 	pthread_mutex_unlock(&lw->lock);
 	if (rc != VCPU_RESUME)
 		return rc;
-	return emulate(vcpu, lw, s, k) ? VCPU_RESUME : VCPU_STOP;
+	return emulate(vcpu, s, k) ? VCPU_RESUME : VCPU_STOP;
 }
 
 /* The supervisor's tick: host reports whose wait for Linux's half is over, submitted. */
