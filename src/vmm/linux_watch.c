@@ -20,6 +20,7 @@
 #include "vmm/pio.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
+#include "watch/arm_budget.h"
 #include "watch/report_log.h"
 #include "watch/sym.h"
 #include "watch/trap_plan.h"
@@ -64,9 +65,9 @@
  * time, and KCSAN's own time-bounded waits (its delay, KUnit's wait for a
  * report) would run out in stopped time.  So a watchpoint is backed only
  * while arming and disarming take under LW_BUDGET_PCT percent of wall
- * time (a token bucket holding at most LW_BUDGET_BURST_MS); the others
- * run as KCSAN's alone, counted.  On KVM the budget lets nearly all
- * through.
+ * time, the reserve kept for shared data (src/watch/arm_budget.h); the
+ * others run as KCSAN's alone, counted.  On KVM the budget lets nearly
+ * all through.
  */
 #define LW_BUDGET_PCT	   20
 #define LW_BUDGET_BURST_MS 50
@@ -110,9 +111,9 @@ struct linux_watch {
 	struct lw_waiting waiting[LW_WAITING];
 	uint64_t entries, armed, not_armed, too_deep, lost_frames, reports, merged;
 	uint64_t over_budget; /* watchpoints left to KCSAN alone by the time budget */
+	uint64_t favoured;    /* backed from the budget's reserve for shared data */
 	uint64_t on_stack;    /* watchpoints on the watcher's own stack, left to KCSAN */
-	int64_t budget_ns;    /* the token bucket: arm+disarm time still allowed */
-	uint64_t budget_at;   /* when it was last filled */
+	struct arm_budget budget;
 };
 
 static uint64_t now_ns(void)
@@ -454,26 +455,25 @@ static uint8_t *image_bytes(struct vm *vm, uint64_t va, uint64_t len)
 	return NULL;
 }
 
-/* Whether the time budget allows backing one more watchpoint; under lw->lock. */
-static bool budget_allows(struct linux_watch *lw, uint64_t now)
+/* Whether @va is in the image's writable segments: static data, which every CPU reaches. */
+static bool image_data(struct vm *vm, uint64_t va)
 {
-	const int64_t burst = LW_BUDGET_BURST_MS * 1000000ll;
+	const struct elf_guest *g = vm->image;
+	size_t i;
 
-	if (lw->budget_at) {
-		lw->budget_ns += (int64_t)((now - lw->budget_at) * LW_BUDGET_PCT / 100);
-		if (lw->budget_ns > burst)
-			lw->budget_ns = burst;
-	} else {
-		lw->budget_ns = burst;
+	for (i = 0; g && i < g->nsegs; i++) {
+		const struct elf_segment *s = &g->segs[i];
+
+		if ((s->flags & PF_W) && va >= s->vaddr && va - s->vaddr < s->memsz)
+			return true;
 	}
-	lw->budget_at = now;
-	return lw->budget_ns > 0;
+	return false;
 }
 
 static void budget_charge(struct linux_watch *lw, uint64_t ns)
 {
 	pthread_mutex_lock(&lw->lock);
-	lw->budget_ns -= (int64_t)ns;
+	arm_budget_charge(&lw->budget, ns);
 	pthread_mutex_unlock(&lw->lock);
 }
 
@@ -526,10 +526,6 @@ static int entry_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs
 	lw->entries++;
 	d = lw->depth[id];
 	arm = hw && d < LW_NEST;
-	if (arm && !budget_allows(lw, t0)) {
-		arm = false;
-		lw->over_budget++;
-	}
 	if (d == LW_NEST)
 		lw->too_deep++;
 	/*
@@ -542,6 +538,19 @@ static int entry_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs
 	if (arm && k->rdi - (k->rsp & ~(LINUX_THREAD_SIZE - 1)) < LINUX_THREAD_SIZE) {
 		arm = false;
 		lw->on_stack++;
+	}
+	if (arm) {
+		switch (arm_budget_admit(&lw->budget, k->rdi, id, image_data(lw->vm, k->rdi), t0)) {
+		case ARM_NO:
+			arm = false;
+			lw->over_budget++;
+			break;
+		case ARM_FAVOURED:
+			lw->favoured++;
+			break;
+		case ARM_YES:
+			break;
+		}
 	}
 	/* Counted live under the lock, so the exit traps stay while it is. */
 	if (arm)
@@ -587,7 +596,11 @@ static int end_watch(struct vcpu *vcpu, struct linux_watch *lw, const struct lw_
 		return VCPU_RESUME;
 	memset(&res, 0, sizeof(res));
 	rc = hw_watch_disarm(vcpu, l->ticket, &res);
-	budget_charge(lw, now_ns() - t0);
+	pthread_mutex_lock(&lw->lock);
+	arm_budget_charge(&lw->budget, now_ns() - t0);
+	if (res.hits)
+		arm_budget_caught(&lw->budget, l->addr);
+	pthread_mutex_unlock(&lw->lock);
 	if (rc == VCPU_RESUME)
 		watch_ended(vcpu, lw, l, &res);
 	return rc == -ENOENT ? VCPU_RESUME : rc;
@@ -675,6 +688,7 @@ int linux_watch_start(struct vm *vm, struct linux_watch **out, char *why, size_t
 	}
 	lw->vm = vm;
 	pthread_mutex_init(&lw->lock, NULL);
+	arm_budget_init(&lw->budget, LW_BUDGET_PCT, LW_BUDGET_BURST_MS);
 	if (sym_addr_of(vm->sym, fn_name, 0, &lw->fn, &lw->fn_size) || !lw->fn_size) {
 		snprintf(why, whylen,
 			 "this kernel has no %s: it was built without CONFIG_KCSAN=y, so there are "
@@ -758,11 +772,12 @@ void linux_watch_print_stats(struct linux_watch *lw, FILE *f)
 		"csan-vmm: KCSAN watchpoints followed: %" PRIu64 " set up, %" PRIu64
 		" backed by debug registers, %" PRIu64 " without a free one, %" PRIu64
 		" over the time budget (%d%% of wall time), %" PRIu64
+		" backed from its reserve for shared data, %" PRIu64
 		" on the watcher's stack, %" PRIu64 " nested too deep; %" PRIu64
 		" host reports, %" PRIu64 " merged with Linux's own, %" PRIu64
 		" without the watcher's stack\n",
 		lw->entries, lw->armed, lw->not_armed, lw->over_budget, LW_BUDGET_PCT,
-		lw->on_stack, lw->too_deep, lw->reports, lw->merged, lw->lost_frames);
+		lw->favoured, lw->on_stack, lw->too_deep, lw->reports, lw->merged, lw->lost_frames);
 	pthread_mutex_unlock(&lw->lock);
 }
 

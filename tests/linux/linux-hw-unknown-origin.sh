@@ -23,11 +23,14 @@ expect_err "^race at unknown origin, with read to 0x[0-9a-f]+ of 8 bytes by $by 
 	fail "soft mode followed KCSAN's watchpoints: the traps belong to hw mode only"
 expect_err '^linux kunit: kcsan: 1 passed, 0 failed, 0 skipped$'
 
-# In the emulated host the time budget backs a tenth or less of KCSAN's
-# watchpoints, and the case ends as soon as KCSAN sees its own report:
-# once in six runs no backed watch had caught the writer by then.  Up to
-# three runs, each one that missed said.
-for attempt in 1 2 3; do
+# In the emulated host the time budget backs a tenth of KCSAN's
+# watchpoints, and the case ends as soon as KCSAN sees its own report.
+# First come, first served, the budget missed the writer in 2 of 7 runs
+# (and in all three of one CI run); with its reserve for shared data
+# (src/watch/arm_budget.h) it named the writer in 6 of 6 runs made beside
+# another emulated host, as under `make -j2 check` (docs/BENCHMARKS.md).
+# A second run only if the first missed, that miss said.
+for attempt in 1 2; do
 	run_linux --watch=hw -a "$case_args"
 	expect_rc 1
 	grep -q '^BUG: KCSAN: data-race in test_kernel_read / test_kernel_write_uninstrumented$' "$err" &&
@@ -45,6 +48,6 @@ in_order "$err" \
 	'^Seen by: host debug register \(write\), guest soft watchpoint \(read\)$' ||
 	fail "no two-stack report of the uninstrumented writer in hw mode"
 expect_err '^csan-vmm: KCSAN watchpoints followed: [1-9][0-9]* set up, [1-9][0-9]* backed by debug registers'
-# KCSAN's own verdict on the case in hw mode is not held here: it passed
-# in 4 of 5 runs (the traps and arms cost the case's threads time in the
-# emulated host; docs/BENCHMARKS.md).
+# KCSAN's own verdict holds in hw mode too (it passed in each of the
+# 6 runs above, and in 7 of 7 before the reserve).
+expect_err '^linux kunit: kcsan: 1 passed, 0 failed, 0 skipped$'
