@@ -140,6 +140,9 @@ int compare_run(const struct options *o, struct elf_guest *g)
 			    EXIT_INTERRUPTED)
 				goto stopped;
 stopped:
+	if (compare_table_pair_one_sided(&t))
+		fprintf(stderr, "csan-vmm: --compare: out of memory; one-sided reports are not "
+				"paired with the races the other mode named\n");
 	fflush(stdout);
 	compare_table_print(&t, stdout);
 	fflush(stdout);

@@ -23,12 +23,15 @@ static const char *const mode_name[COMPARE_NMODES] = {
 void compare_table_free(struct compare_table *t)
 {
 	size_t i;
+	int m;
 
 	for (i = 0; i < t->nscenarios; i++)
 		free(t->scenarios[i].name);
 	for (i = 0; i < t->nraces; i++) {
 		free(t->races[i].signature);
 		free(t->races[i].title);
+		for (m = 0; m < COMPARE_NMODES; m++)
+			free(t->races[i].hit[m].reported_as);
 	}
 	free(t->scenarios);
 	free(t->races);
@@ -90,6 +93,88 @@ int compare_table_add_race(struct compare_table *t, size_t scenario, enum compar
 		.first_seen = race->first_seen,
 		.other_mechanisms = race->other_mechanisms,
 	};
+	return 0;
+}
+
+/* The function name of a one-sided signature ("unknown-origin:f"), or NULL. */
+static const char *one_sided_name(const char *sig)
+{
+	static const char lead[] = "unknown-origin:";
+
+	return strncmp(sig, lead, sizeof(lead) - 1) == 0 ? sig + sizeof(lead) - 1 : NULL;
+}
+
+/* Whether two-sided @sig ("kind:a/b") names @fn on either side. */
+static bool names_side(const char *sig, const char *fn)
+{
+	const char *a = strchr(sig, ':'), *b;
+	size_t n = strlen(fn);
+
+	if (!a || !(b = strchr(++a, '/')))
+		return false;
+	b++;
+	return ((size_t)(b - 1 - a) == n && strncmp(a, fn, n) == 0) || strcmp(b, fn) == 0;
+}
+
+/* The only two-sided row of @one's scenario naming @fn seen by @m alone, or NULL. */
+static struct compare_race *pair_for(struct compare_table *t, const struct compare_race *one,
+				     const char *fn, enum compare_mode m)
+{
+	struct compare_race *found = NULL;
+	size_t i;
+	int o;
+
+	for (i = 0; i < t->nraces; i++) {
+		struct compare_race *r = &t->races[i];
+		bool alone = r->hit[m].count != 0;
+
+		for (o = 0; o < COMPARE_NMODES; o++)
+			alone &= o == (int)m || r->hit[o].count == 0;
+		if (r == one || r->scenario != one->scenario || !alone ||
+		    !names_side(r->signature, fn))
+			continue;
+		if (found)
+			return NULL; /* f raced with more than one: which one soft saw is unknown */
+		found = r;
+	}
+	return found;
+}
+
+int compare_table_pair_one_sided(struct compare_table *t)
+{
+	size_t i, kept = 0;
+	int m;
+
+	for (i = 0; i < t->nraces; i++) {
+		struct compare_race *one = &t->races[i], *two;
+		const char *fn = one_sided_name(one->signature);
+		const bool soft = one->hit[COMPARE_SOFT].count, hw = one->hit[COMPARE_HW].count;
+		const enum compare_mode o = soft ? COMPARE_SOFT : COMPARE_HW;
+
+		if (!fn || soft == hw ||
+		    !(two = pair_for(t, one, fn, o == COMPARE_SOFT ? COMPARE_HW : COMPARE_SOFT)))
+			continue;
+		two->hit[o] = one->hit[o];
+		two->hit[o].reported_as = strdup(one->signature);
+		if (!two->hit[o].reported_as)
+			return -ENOMEM;
+		one->hit[o] = (struct compare_hit){ 0 };
+	}
+	/* Rows left with no hit in any mode go, the order kept. */
+	for (i = 0; i < t->nraces; i++) {
+		struct compare_race *r = &t->races[i];
+		bool any = false;
+
+		for (m = 0; m < COMPARE_NMODES; m++)
+			any |= r->hit[m].count != 0;
+		if (!any) {
+			free(r->signature);
+			free(r->title);
+			continue;
+		}
+		t->races[kept++] = *r;
+	}
+	t->nraces = kept;
 	return 0;
 }
 
@@ -185,16 +270,20 @@ static void totals(const struct compare_table *t, enum compare_mode m, struct mo
 	}
 }
 
-/* Races found by both modes, soft only, hw only. */
-static void overlap(const struct compare_table *t, unsigned *both, unsigned *soft, unsigned *hw)
+/* Races found by both modes (@one_sided of them one-sided in one mode), soft only, hw only. */
+static void overlap(const struct compare_table *t, unsigned *both, unsigned *one_sided,
+		    unsigned *soft, unsigned *hw)
 {
 	size_t i;
 
-	*both = *soft = *hw = 0;
+	*both = *one_sided = *soft = *hw = 0;
 	for (i = 0; i < t->nraces; i++) {
-		bool s = t->races[i].hit[COMPARE_SOFT].count, h = t->races[i].hit[COMPARE_HW].count;
+		const struct compare_race *r = &t->races[i];
+		bool s = r->hit[COMPARE_SOFT].count, h = r->hit[COMPARE_HW].count;
 
 		*both += s && h;
+		*one_sided += s && h &&
+			      (r->hit[COMPARE_SOFT].reported_as || r->hit[COMPARE_HW].reported_as);
 		*soft += s && !h;
 		*hw += !s && h;
 	}
@@ -307,7 +396,7 @@ static void print_mode_totals(FILE *f, const char *lead, const struct mode_total
 void compare_table_print(const struct compare_table *t, FILE *f)
 {
 	struct mode_totals st, ht;
-	unsigned both, soft_only, hw_only;
+	unsigned both, one_sided, soft_only, hw_only;
 	int ws = scenario_width(t);
 
 	fprintf(f, "csan-vmm --compare: seed %" PRIu64 ", timeout %u s, %u vCPU%s, %zu scenario%s\n",
@@ -323,8 +412,11 @@ void compare_table_print(const struct compare_table *t, FILE *f)
 		return;
 	totals(t, COMPARE_HW, &ht);
 	print_mode_totals(f, "        hw:   ", &ht);
-	overlap(t, &both, &soft_only, &hw_only);
-	fprintf(f, "        found by both %u, soft only %u, hw only %u", both, soft_only, hw_only);
+	overlap(t, &both, &one_sided, &soft_only, &hw_only);
+	fprintf(f, "        found by both %u", both);
+	if (one_sided)
+		fprintf(f, " (%u of them one-sided in one mode)", one_sided);
+	fprintf(f, ", soft only %u, hw only %u", soft_only, hw_only);
 	if (st.wall_s > 0)
 		fprintf(f, "; hw/soft slowdown %.2fx wall", ht.wall_s / st.wall_s);
 	if (st.guest_complete && ht.guest_complete && st.guest_ms)
@@ -381,6 +473,10 @@ static void json_hit(const struct compare_table *t, FILE *f, enum compare_mode m
 	fprintf(f, "{\"count\":%" PRIu64 ",\"first_seen\":%.6f,\"other_side_seen_by\":", h->count,
 		h->first_seen);
 	report_json_string(f, seen_by(h, buf, sizeof(buf)));
+	if (h->reported_as) {
+		fputs(",\"reported_as\":", f);
+		report_json_string(f, h->reported_as);
+	}
 	fputs("}", f);
 }
 
@@ -417,23 +513,25 @@ static void json_mode_totals(FILE *f, const char *name, const struct mode_totals
 static void json_totals(const struct compare_table *t, FILE *f)
 {
 	struct mode_totals st, ht;
-	unsigned both, soft_only, hw_only;
+	unsigned both, one_sided, soft_only, hw_only;
 
 	totals(t, COMPARE_SOFT, &st);
 	totals(t, COMPARE_HW, &ht);
 	fputs(",\n\"totals\":{", f);
 	json_mode_totals(f, "soft", &st);
 	if (!t->hw_available) {
-		fputs(",\"hw\":null,\"both\":null,\"soft_only\":null,\"hw_only\":null,"
-		      "\"slowdown_wall\":null,\"slowdown_guest\":null}",
+		fputs(",\"hw\":null,\"both\":null,\"both_one_sided\":null,\"soft_only\":null,"
+		      "\"hw_only\":null,\"slowdown_wall\":null,\"slowdown_guest\":null}",
 		      f);
 		return;
 	}
 	fputs(",", f);
 	json_mode_totals(f, "hw", &ht);
-	overlap(t, &both, &soft_only, &hw_only);
-	fprintf(f, ",\"both\":%u,\"soft_only\":%u,\"hw_only\":%u,\"slowdown_wall\":", both,
-		soft_only, hw_only);
+	overlap(t, &both, &one_sided, &soft_only, &hw_only);
+	fprintf(f,
+		",\"both\":%u,\"both_one_sided\":%u,\"soft_only\":%u,\"hw_only\":%u,"
+		"\"slowdown_wall\":",
+		both, one_sided, soft_only, hw_only);
 	json_number(f, st.wall_s > 0, st.wall_s > 0 ? ht.wall_s / st.wall_s : 0);
 	fputs(",\"slowdown_guest\":", f);
 	json_number(f, st.guest_complete && ht.guest_complete && st.guest_ms,

@@ -33,6 +33,7 @@ struct compare_hit {
 	uint64_t count;	   /* 0: this mode did not report it */
 	double first_seen; /* seconds from its run's start */
 	unsigned other_mechanisms; /* report_log_race.other_mechanisms */
+	char *reported_as; /* its own signature when paired with a row of another (one-sided) */
 };
 
 /* One distinct race: a signature within a scenario. */
@@ -76,6 +77,16 @@ int compare_table_add_scenario(struct compare_table *t, const char *name);
  */
 int compare_table_add_race(struct compare_table *t, size_t scenario, enum compare_mode mode,
 			   const struct report_log_race *race);
+
+/*
+ * compare_table_pair_one_sided - after every run: a race one mode saw
+ * only one-sided ("unknown-origin:f", the other side unseen) and the other
+ * mode named with both sides ("data-race:f/g") is one race.  When exactly
+ * one two-sided row of the same scenario names f, reported by the other
+ * mode only, the one-sided row's hit moves onto it (reported_as keeps its
+ * signature) and the one-sided row goes.  Returns 0, or -ENOMEM.
+ */
+int compare_table_pair_one_sided(struct compare_table *t);
 
 /*
  * compare_parse_result_line - take status= and elapsed_ms= from a guest

@@ -130,10 +130,67 @@ static void test_json_both_modes(void)
 			  "\"other_side_seen_by\":\"unseen\"},\"hw\":null}");
 	CHECK_CONTAINS(s, "\"totals\":{\"soft\":{\"distinct\":2,\"reports\":815,\"wall_s\":4.200000,"
 			  "\"guest_s\":4.000000},\"hw\":{\"distinct\":2,\"reports\":811,"
-			  "\"wall_s\":11.600000,\"guest_s\":10.500000},\"both\":1,\"soft_only\":1,"
+			  "\"wall_s\":11.600000,\"guest_s\":10.500000},\"both\":1,\"both_one_sided\":0,"
+			  "\"soft_only\":1,"
 			  "\"hw_only\":1,\"slowdown_wall\":2.761905,\"slowdown_guest\":2.625000}");
 	CHECK_CONTAINS(s, ",\n\"exit_status\":1}\n");
 	free(s);
+	compare_table_free(&t);
+}
+
+/* Soft's one-sided report and hw's two-sided one of the same function: one race. */
+static void test_pair_one_sided(void)
+{
+	struct compare_table t;
+	char *s, *j;
+
+	fill_both(&t);
+	CHECK_EQ_U64(compare_table_pair_one_sided(&t), 0);
+	CHECK_EQ_U64(t.nraces, 2);
+	s = capture(&t, false);
+	j = capture(&t, true);
+	CHECK_CONTAINS(s, "  writer-assert-uninstr       3    2.500s  unseen                          "
+			  "    12    1.250s  soft-watchpoint+debug-register  assert: race in w / x\n");
+	CHECK(!strstr(s, "w+0x4/0x10"));
+	CHECK_CONTAINS(s, "        found by both 2 (1 of them one-sided in one mode), soft only 0, "
+			  "hw only 0;");
+	CHECK(j && json_line_ok(j));
+	CHECK_CONTAINS(j, "{\"scenario\":\"writer-assert-uninstr\",\"signature\":\"assert-race:w/x\","
+			  "\"title\":\"BUG: KCSAN: assert: race in w / x\",\"soft\":{\"count\":3,"
+			  "\"first_seen\":2.500000,\"other_side_seen_by\":\"unseen\","
+			  "\"reported_as\":\"unknown-origin:w\"},\"hw\":{\"count\":12,");
+	CHECK_CONTAINS(j, "\"both\":2,\"both_one_sided\":1,\"soft_only\":0,\"hw_only\":0,");
+	free(s);
+	free(j);
+	compare_table_free(&t);
+
+	/* w raced with two functions in hw mode: which one soft saw is unknown. */
+	fill_both(&t);
+	add(&t, 1, COMPARE_HW, "data-race:v/w", "BUG: KCSAN: data-race in v / w", 2, 1.5, HW_BIT);
+	CHECK_EQ_U64(compare_table_pair_one_sided(&t), 0);
+	CHECK_EQ_U64(t.nraces, 4);
+	s = capture(&t, false);
+	CHECK_CONTAINS(s, "found by both 1, soft only 1, hw only 2;");
+	free(s);
+	compare_table_free(&t);
+
+	/* Both modes saw it one-sided: it stays a row of its own, found by both. */
+	fill_both(&t);
+	add(&t, 1, COMPARE_HW, "unknown-origin:w", "BUG: KCSAN: data-race in w+0x4/0x10", 1, 1.75,
+	    0);
+	CHECK_EQ_U64(compare_table_pair_one_sided(&t), 0);
+	CHECK_EQ_U64(t.nraces, 3);
+	s = capture(&t, false);
+	CHECK_CONTAINS(s, "found by both 2, soft only 0, hw only 1;");
+	free(s);
+	compare_table_free(&t);
+
+	/* A name that only starts like w's is another function. */
+	fill_both(&t);
+	free(t.races[2].signature);
+	t.races[2].signature = strdup("assert-race:wx/x");
+	CHECK_EQ_U64(compare_table_pair_one_sided(&t), 0);
+	CHECK_EQ_U64(t.nraces, 3);
 	compare_table_free(&t);
 }
 
@@ -163,7 +220,7 @@ static void test_soft_only(void)
 			  "(probe said so)\"");
 	CHECK(!strstr(j, "\"mode\":\"hw\""));
 	CHECK_CONTAINS(j, "\"races\":[]");
-	CHECK_CONTAINS(j, "\"hw\":null,\"both\":null");
+	CHECK_CONTAINS(j, "\"hw\":null,\"both\":null,\"both_one_sided\":null");
 	CHECK_EQ_U64(compare_exit_status(&t), EXIT_CLEAN);
 	free(s);
 	free(j);
@@ -238,6 +295,7 @@ int main(void)
 {
 	test_text_both_modes();
 	test_json_both_modes();
+	test_pair_one_sided();
 	test_soft_only();
 	test_exit_status();
 	test_result_line();
