@@ -72,7 +72,7 @@ END {
 	printf "linux-boot:   csan-vmm in the emulated host  %.2f s / %.1f s / %.1f s (%s)\n", k["csan-vmm"], s["csan-vmm"], w["csan-vmm"], r["csan-vmm"]
 	printf "linux-boot:   csan-vmm (emulated host) / QEMU TCG: boot %.2fx, suite %.2fx\n", k["csan-vmm"] / k["qemu"], s["csan-vmm"] / s["qemu"]
 }' "$tmp/figures"
-awk '$1 == "peer:" && NF == 4 { t[$2] += $4 - $3; n[$2]++ }
+awk '$1 == "peer:" && NF == 5 { t[$2] += $4 - $3; n[$2]++; if ($5 != "?") { l[$2] += $5; nl[$2]++ } }
 END {
 	if (!n["qemu-kvm"] || !n["csan-vmm"]) { print "linux-boot: no peer figures"; exit 1 }
 	q = t["qemu-kvm"] / n["qemu-kvm"]; c = t["csan-vmm"] / n["csan-vmm"]
@@ -80,4 +80,9 @@ END {
 	printf "linux-boot:   qemu-system-x86_64 -accel kvm  %.2f s\n", q
 	printf "linux-boot:   csan-vmm                       %.2f s\n", c
 	printf "linux-boot:   QEMU / csan-vmm: %.2fx (goal: 3x)\n", q / c
+	if (nl["qemu-kvm"] && nl["csan-vmm"]) {
+		lq = l["qemu-kvm"] / nl["qemu-kvm"]; lc = l["csan-vmm"] / nl["csan-vmm"]
+		printf "linux-boot:   of which Linux'"'"'s own boot (printk time of that line): QEMU %.2f s, csan-vmm %.2f s\n", lq, lc
+		printf "linux-boot:   QEMU / (csan-vmm'"'"'s Linux time alone): %.2fx, the most any csan-vmm start-up could give\n", q / lc
+	}
 }' "$tmp/peer.log"

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <elf.h>
+#include <gelf.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -743,6 +744,70 @@ static void test_no_fd_leak(void)
 	CHECK_EQ_U64(count_fds(), fds_at_start);
 }
 
+/*
+ * The bundled guest, built with DWARF: the loader leaves its .debug_*
+ * bytes unread (zeros in the copy), reads all else, and loads the
+ * segments as the file has them.
+ */
+static void test_dwarf_left_out(void)
+{
+	const char *path = GUEST_ELF;
+	struct elf_guest g;
+	char why[512];
+	Elf *e = NULL;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx, i, ndebug = 0, nother = 0, nonzero;
+	uint8_t *file = NULL, *ram = NULL;
+	const uint64_t ram_size = 64ull << 20;
+	FILE *f;
+	long size = 0;
+
+	if (access(path, R_OK)) {
+		fprintf(stderr, "  %s not built: case not run\n", path);
+		case_skipped = 1;
+		return;
+	}
+	CHECK_RC(elf_guest_open(path, &g, why, sizeof(why)), 0);
+	f = fopen(path, "rb");
+	CHECK(f && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0);
+	if (!f || g.fd < 0)
+		goto out;
+	file = malloc((size_t)size);
+	CHECK(file && fread(file, 1, (size_t)size, f) == (size_t)size);
+	CHECK_EQ_U64(g.image_size, (uint64_t)size);
+	e = elf_memory((char *)file, (size_t)size);
+	CHECK(e && elf_getshdrstrndx(e, &shstrndx) == 0);
+	while (e && (scn = elf_nextscn(e, scn)) && gelf_getshdr(scn, &sh)) {
+		const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+
+		if (sh.sh_type == SHT_NOBITS || !sh.sh_size || !name)
+			continue;
+		if (strncmp(name, ".debug_", 7) == 0) {
+			for (i = 0, nonzero = 0; i < sh.sh_size; i++)
+				nonzero += g.image[sh.sh_offset + i] != 0;
+			CHECK_EQ_U64(nonzero, 0);
+			ndebug++;
+		} else {
+			CHECK(memcmp(g.image + sh.sh_offset, file + sh.sh_offset, sh.sh_size) == 0);
+			nother++;
+		}
+	}
+	CHECK(ndebug > 0 && nother > 0);
+	ram = calloc(1, ram_size);
+	CHECK_RC(elf_guest_load(&g, ram, ram_size, why, sizeof(why)), 0);
+	for (i = 0; ram && i < g.nsegs; i++)
+		CHECK(memcmp(ram + g.segs[i].paddr, file + g.segs[i].offset, g.segs[i].filesz) == 0);
+out:
+	if (e)
+		elf_end(e);
+	if (f)
+		fclose(f);
+	free(file);
+	free(ram);
+	elf_guest_close(&g);
+}
+
 static void report(const char *prefix, const char *name, int failures_before)
 {
 	printf("%s %s%s\n",
@@ -776,6 +841,7 @@ int main(void)
 	CASE(test_valid_no_sections);
 	CASE(test_valid_no_abi_note);
 	CASE(test_valid_longest_name);
+	CASE(test_dwarf_left_out);
 	CASE(test_nonexistent);
 	CASE(test_directory);
 	CASE(test_unreadable);
