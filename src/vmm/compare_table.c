@@ -134,7 +134,7 @@ static struct compare_race *pair_for(struct compare_table *t, const struct compa
 		    !names_side(r->signature, fn))
 			continue;
 		if (found)
-			return NULL; /* f raced with more than one: which one soft saw is unknown */
+			return NULL; /* @fn raced with more than one: which the one-sided report saw is unknown */
 		found = r;
 	}
 	return found;
@@ -143,21 +143,25 @@ static struct compare_race *pair_for(struct compare_table *t, const struct compa
 int compare_table_pair_one_sided(struct compare_table *t)
 {
 	size_t i, kept = 0;
-	int m;
+	int m, rc = 0;
 
 	for (i = 0; i < t->nraces; i++) {
 		struct compare_race *one = &t->races[i], *two;
 		const char *fn = one_sided_name(one->signature);
 		const bool soft = one->hit[COMPARE_SOFT].count, hw = one->hit[COMPARE_HW].count;
 		const enum compare_mode o = soft ? COMPARE_SOFT : COMPARE_HW;
+		char *as;
 
 		if (!fn || soft == hw ||
 		    !(two = pair_for(t, one, fn, o == COMPARE_SOFT ? COMPARE_HW : COMPARE_SOFT)))
 			continue;
+		as = strdup(one->signature);
+		if (!as) {
+			rc = -ENOMEM; /* the rest stay unpaired */
+			break;
+		}
 		two->hit[o] = one->hit[o];
-		two->hit[o].reported_as = strdup(one->signature);
-		if (!two->hit[o].reported_as)
-			return -ENOMEM;
+		two->hit[o].reported_as = as;
 		one->hit[o] = (struct compare_hit){ 0 };
 	}
 	/* Rows left with no hit in any mode go, the order kept. */
@@ -175,7 +179,7 @@ int compare_table_pair_one_sided(struct compare_table *t)
 		t->races[kept++] = *r;
 	}
 	t->nraces = kept;
-	return 0;
+	return rc;
 }
 
 /* The value of " key=" in @line into @buf; false when absent. */
