@@ -120,10 +120,11 @@ run_vmm() {
 # "Known faults"), never seen on a real KVM.  Says so when it is.
 nested_state_lost() {
 	# Its third face: the whole emulated host stops (QEMU exits) mid-run,
-	# which the harness says and csan-vmm passes on with status 2.
+	# or its own kernel locks up and the harness stops it; the harness
+	# says which, and csan-vmm passes it on with status 2.
 	if { [ "$rc" = 2 ] || [ "$rc" = 125 ]; } &&
-		grep -q 'the emulated host stopped while running' "$err"; then
-		echo "emulated host: it stopped while running the guest (the emulated host's"
+		grep -Eq "the emulated host stopped while running|the emulated host's kernel locked up while running" "$err"; then
+		echo "emulated host: it stopped or locked up while running the guest (the emulated host's"
 		echo "known fault: docs/harness.md); this run's stderr, then another run:"
 		cat "$err"
 		return 0

@@ -302,6 +302,8 @@ cleanup() {
 	fi
 	[ -n "$grace_pid" ] && kill "$grace_pid" 2>/dev/null
 	grace_pid=""
+	[ -n "$lockup_pid" ] && kill "$lockup_pid" 2>/dev/null
+	lockup_pid=""
 	[ -n "$tmp" ] && release_readers
 	[ -n "$tmp" ] && rm -rf "$tmp"
 	tmp=""
@@ -327,6 +329,29 @@ forward_signal() {
 	echo "signal $1" >"$tmp/ctl.in"
 	(sleep 60 && kill -TERM "$qemu_pid") 2>/dev/null &
 	grace_pid=$!
+}
+
+# The emulated host's own kernel can lock up under TCG: a CPU stuck with
+# preemption off, its watchdog saying "soft lockup - CPU#1 stuck for 205s!"
+# every half minute while COMMAND makes no progress (seen in a whole
+# `make check`: the KCSAN KUnit run stalled at a case for 13 minutes).
+# The longest stall the console reports, in seconds; 0 for none.
+console_lockup_s() {
+	sed -n 's/.*soft lockup - CPU#[0-9]* stuck for \([0-9][0-9]*\)s!.*/\1/p' "$1" 2>/dev/null |
+		sort -n | tail -n 1 | grep . || echo 0
+}
+
+# In the background: stop QEMU once a CPU has been stuck for $lockup_s
+# seconds, and leave a note for the exit path.
+watch_lockup() {
+	local stuck
+	while sleep 5; do
+		stuck=$(console_lockup_s "$tmp/console")
+		[ "$stuck" -ge "$lockup_s" ] || continue
+		echo "$stuck" >"$tmp/lockup"
+		kill -TERM "$1" 2>/dev/null
+		return
+	done
 }
 
 # Show why the emulated host failed, from QEMU's and the kernel's logs.
@@ -437,6 +462,8 @@ run_command() {
 		-serial "file:$tmp/err" -serial chardev:ctl \
 		</dev/null >"$tmp/qemu.log" 2>&1 &
 	qemu_pid=$!
+	(trap '' INT && watch_lockup "$qemu_pid") &
+	lockup_pid=$!
 	trap 'forward_signal INT' INT
 	trap 'forward_signal TERM' TERM
 	trap 'forward_signal HUP' HUP
@@ -448,6 +475,9 @@ run_command() {
 		break
 	done
 	qemu_pid=""
+	kill "$lockup_pid" 2>/dev/null
+	wait "$lockup_pid" 2>/dev/null
+	lockup_pid=""
 	trap 'on_signal INT' INT
 	trap 'on_signal TERM' TERM
 	trap 'on_signal HUP' HUP
@@ -471,7 +501,10 @@ run_command() {
 		cleanup
 		skip "kvm does not work in the emulated host ($QEMU -cpu EPYC must offer SVM): $reason"
 	fi
-	if [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
+	if [ -s "$tmp/lockup" ]; then
+		say "the emulated host's kernel locked up while running '${command[*]}' (a CPU stuck for $(cat "$tmp/lockup") s: $(grep -m 1 'soft lockup' "$tmp/console" | tr -d '\r' | sed 's/^\[[^]]*\] //')); QEMU stopped"
+		say "that is the emulated host's fault, not the guest's (docs/harness.md): run again"
+	elif [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
 		if [ "${started:-0}" -gt 0 ]; then
 			say "timed out: '${command[*]}' still running after --timeout $timeout s; QEMU killed"
 		else
@@ -513,7 +546,10 @@ check() {
 
 cpus=2 memory=2048 timeout=600 mode=run stdin=0
 files=() outputs=()
-tmp="" qemu_pid="" cat_pids=() stdin_pid="" grace_pid="" forwarded=""
+tmp="" qemu_pid="" cat_pids=() stdin_pid="" grace_pid="" lockup_pid="" forwarded=""
+# How long a CPU of the emulated host may be stuck before the run stops
+# (watch_lockup); its kernel's first soft-lockup report comes at about 20 s.
+lockup_s=${CSAN_HARNESS_LOCKUP_S:-120}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--setup) mode=setup ;;
