@@ -462,7 +462,8 @@ run_command() {
 		-serial "file:$tmp/err" -serial chardev:ctl \
 		</dev/null >"$tmp/qemu.log" 2>&1 &
 	qemu_pid=$!
-	(trap '' INT && watch_lockup "$qemu_pid") &
+	# Its sleeps must not hold COMMAND's output open after the run ends.
+	(trap '' INT && watch_lockup "$qemu_pid") </dev/null >/dev/null 2>&1 &
 	lockup_pid=$!
 	trap 'forward_signal INT' INT
 	trap 'forward_signal TERM' TERM
