@@ -581,6 +581,8 @@ done
 for n in "$cpus" "$memory" "$timeout"; do
 	[[ $n =~ ^[1-9][0-9]*$ ]] || { say "not a positive number: $n"; usage; }
 done
+[[ $lockup_s =~ ^[1-9][0-9]*$ ]] ||
+	die "CSAN_HARNESS_LOCKUP_S=$lockup_s: give a whole number of seconds (default 120)"
 command=("$@")
 
 check_tools

@@ -30,3 +30,9 @@ expect_rc 125
 expect_err "^emuhost: the emulated host's kernel locked up while running 'sh -c .*' \\(a CPU stuck for 205 s: $lead 205s! \\[khugepaged:36\\]\\); QEMU stopped\$"
 expect_err "^emuhost: that is the emulated host's fault, not the guest's \\(docs/harness.md\\): run again\$"
 [ "$took" -lt 150 ] || fail "stopping took $took s: the lockup was not acted on"
+
+# A limit that is not a number is refused, naming the variable.
+CSAN_HARNESS_LOCKUP_S=2m "$EMUHOST" -- true </dev/null >"$out" 2>"$err"
+rc=$?
+expect_rc 125
+expect_err '^emuhost: CSAN_HARNESS_LOCKUP_S=2m: give a whole number of seconds \(default 120\)$'
