@@ -83,53 +83,42 @@ static bool meets(const struct file_range *r, uint64_t off, uint64_t end)
 }
 
 /*
- * The runs of .debug_* sections of a 64-bit little-endian image of
- * @size bytes, into *@runs (malloc'd; the caller frees): each run is
- * back-to-back DWARF sections and the padding between them, and holds
- * no headers and no byte of a segment.  Returns how many, 0 when the
- * headers do not read as expected (then the whole file is read, and the
- * checks that follow say what is wrong).
+ * The runs of .debug_* sections of the image open on @fd, into *@runs
+ * (malloc'd; the caller frees): each run is back-to-back DWARF sections
+ * and the padding between them, in file order, inside its @size bytes,
+ * holding no header, no other section and no byte of a segment.  libelf reads only the headers and section
+ * names here (ELF_C_READ reads lazily).  Returns how many, 0 when libelf
+ * cannot read the headers (then the whole file is read, and the checks
+ * that follow say what is wrong).
  */
 static size_t debug_runs(int fd, uint64_t size, struct file_range **runs)
 {
-	Elf64_Ehdr eh;
-	Elf64_Shdr *sh = NULL;
-	Elf64_Phdr *ph = NULL;
 	struct file_range *r = NULL, *out = NULL;
-	char *names = NULL;
-	size_t i, j, n = 0, nout = 0;
+	size_t i, j, k, n = 0, nout = 0, nscn, shstrndx, phnum;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	GElf_Phdr ph;
+	Elf *e;
 
 	*runs = NULL;
-	if (!read_at(fd, &eh, sizeof(eh), 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh.e_shentsize != sizeof(*sh) || eh.e_shnum == 0 || eh.e_shstrndx >= eh.e_shnum ||
-	    eh.e_phentsize != sizeof(*ph) || eh.e_shoff > size ||
-	    eh.e_shnum * sizeof(*sh) > size - eh.e_shoff || eh.e_phoff > size ||
-	    eh.e_phnum * sizeof(*ph) > size - eh.e_phoff)
+	if (elf_version(EV_CURRENT) == EV_NONE || !(e = elf_begin(fd, ELF_C_READ, NULL)))
 		return 0;
-	sh = malloc(eh.e_shnum * sizeof(*sh));
-	ph = malloc((eh.e_phnum + 1) * sizeof(*ph));
-	r = malloc(eh.e_shnum * sizeof(*r));
-	out = malloc(eh.e_shnum * sizeof(*out));
-	if (!sh || !ph || !r || !out || !read_at(fd, sh, eh.e_shnum * sizeof(*sh), eh.e_shoff) ||
-	    !read_at(fd, ph, eh.e_phnum * sizeof(*ph), eh.e_phoff))
+	if (!gelf_getehdr(e, &eh) || elf_getshdrnum(e, &nscn) || elf_getshdrstrndx(e, &shstrndx) ||
+	    elf_getphdrnum(e, &phnum) || !(r = calloc(nscn + 1, sizeof(*r))) ||
+	    !(out = calloc(nscn + 1, sizeof(*out))))
 		goto done;
-	j = eh.e_shstrndx;
-	if (sh[j].sh_type != SHT_STRTAB || sh[j].sh_offset > size ||
-	    sh[j].sh_size > size - sh[j].sh_offset || !sh[j].sh_size ||
-	    !(names = malloc(sh[j].sh_size)) ||
-	    !read_at(fd, names, sh[j].sh_size, sh[j].sh_offset))
-		goto done;
-	names[sh[j].sh_size - 1] = '\0';
-	for (i = 0; i < eh.e_shnum; i++) {
-		if (sh[i].sh_type == SHT_NOBITS || !sh[i].sh_size || sh[i].sh_offset > size ||
-		    sh[i].sh_size > size - sh[i].sh_offset || sh[i].sh_name >= sh[j].sh_size)
+	while ((scn = elf_nextscn(e, scn)) && gelf_getshdr(scn, &sh)) {
+		const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+
+		if (sh.sh_type == SHT_NOBITS || !sh.sh_size || sh.sh_offset > size ||
+		    sh.sh_size > size - sh.sh_offset || n == nscn)
 			continue;
 		r[n++] = (struct file_range){
-			.off = sh[i].sh_offset,
-			.end = sh[i].sh_offset + sh[i].sh_size,
-			.debug = !(sh[i].sh_flags & SHF_ALLOC) &&
-				 strncmp(names + sh[i].sh_name, ".debug_", 7) == 0,
+			.off = sh.sh_offset,
+			.end = sh.sh_offset + sh.sh_size,
+			.debug = !(sh.sh_flags & SHF_ALLOC) && name &&
+				 strncmp(name, ".debug_", 7) == 0,
 		};
 	}
 	qsort(r, n, sizeof(*r), by_offset);
@@ -144,25 +133,25 @@ static size_t debug_runs(int fd, uint64_t size, struct file_range **runs)
 			if (r[j].end > run.end)
 				run.end = r[j].end;
 		/* No header, no other section, no segment's bytes: those are read. */
-		clear = !meets(&run, 0, sizeof(eh)) &&
-			!meets(&run, eh.e_shoff, eh.e_shoff + eh.e_shnum * sizeof(*sh)) &&
-			!meets(&run, eh.e_phoff, eh.e_phoff + eh.e_phnum * sizeof(*ph));
-		for (size_t k = 0; clear && k < eh.e_phnum; k++)
-			clear = !meets(&run, ph[k].p_offset, ph[k].p_offset + ph[k].p_filesz);
-		for (size_t k = 0; clear && k < n; k++)
+		clear = (!nout || run.off >= out[nout - 1].end) &&
+			!meets(&run, 0, eh.e_ehsize) &&
+			!meets(&run, eh.e_shoff, eh.e_shoff + (uint64_t)nscn * eh.e_shentsize) &&
+			!meets(&run, eh.e_phoff, eh.e_phoff + (uint64_t)phnum * eh.e_phentsize);
+		for (k = 0; clear && k < phnum; k++)
+			clear = gelf_getphdr(e, (int)k, &ph) &&
+				!meets(&run, ph.p_offset, ph.p_offset + ph.p_filesz);
+		for (k = 0; clear && k < n; k++)
 			clear = r[k].debug || !meets(&run, r[k].off, r[k].end);
 		if (clear)
 			out[nout++] = run;
 	}
 done:
-	free(sh);
-	free(ph);
 	free(r);
-	free(names);
-	if (!nout)
-		free(out);
-	else
+	elf_end(e);
+	if (nout)
 		*runs = out;
+	else
+		free(out);
 	return nout;
 }
 
