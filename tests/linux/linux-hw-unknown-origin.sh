@@ -34,8 +34,9 @@ for attempt in 1 2; do
 	run_linux --watch=hw -a "$case_args"
 	expect_rc 1
 	grep -q '^BUG: KCSAN: data-race in test_kernel_read / test_kernel_write_uninstrumented$' "$err" &&
-		break
-	echo "hw run $attempt: no backed watchpoint caught the writer before the case ended:"
+		grep -q '^linux kunit: kcsan: 1 passed, 0 failed, 0 skipped$' "$err" && break
+	echo "hw run $attempt: the writer not named, or KCSAN's own verdict not a pass:"
+	grep '^linux kunit:' "$err"
 	grep '^csan-vmm: \(hardware watches\|KCSAN watchpoints followed\)' "$err"
 done
 expect_err '^BUG: KCSAN: data-race in test_kernel_read / test_kernel_write_uninstrumented$'
@@ -48,6 +49,8 @@ in_order "$err" \
 	'^Seen by: host debug register \(write\), guest soft watchpoint \(read\)$' ||
 	fail "no two-stack report of the uninstrumented writer in hw mode"
 expect_err '^csan-vmm: KCSAN watchpoints followed: [1-9][0-9]* set up, [1-9][0-9]* backed by debug registers'
-# KCSAN's own verdict holds in hw mode too (it passed in each of the
-# 6 runs above, and in 7 of 7 before the reserve).
+# KCSAN's own verdict holds in hw mode too, in the same run: it passed
+# in 21 of 21 local runs, and failed once in a fresh-clone `make check`
+# (its report not seen in time while arming took 5 ms there), which is
+# what the second run is also for.
 expect_err '^linux kunit: kcsan: 1 passed, 0 failed, 0 skipped$'
