@@ -99,6 +99,7 @@ static int run_one(struct compare_table *t, size_t si, enum compare_mode mode,
 		.o = o,
 		.scenario = strcmp(s->name, COMPARE_DEFAULT_SCENARIO) ? s->name : NULL,
 		.watch_hw = mode == COMPARE_HW,
+		.hw_known = true,
 		.hw_unavailable = t->hw_available ? NULL : t->hw_note,
 		.report_json = report_json,
 	};

@@ -247,8 +247,11 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 	vm->sym = pipe.sym;
 	vm->unw = pipe.unw;
 	vm->reports = pipe.log;
-	snprintf(vm->hw_unavailable, sizeof(vm->hw_unavailable), "%s",
-		 ro->hw_unavailable ? ro->hw_unavailable : "");
+	if (ro->hw_known) {
+		snprintf(vm->hw_unavailable, sizeof(vm->hw_unavailable), "%s",
+			 ro->hw_unavailable ? ro->hw_unavailable : "");
+		vm->hw_probed = true;
+	}
 	if (ro->watch_hw && watch_mode_set(vm, true, why, sizeof(why))) {
 		fprintf(stderr, "csan-vmm: --watch=hw: %s\n", why);
 		goto out;

@@ -17,7 +17,8 @@ struct guest_run_opts {
 	const struct options *o; /* vCPUs, memory, timeout, seed, --append, --quiet */
 	const char *scenario;	 /* told to the guest; NULL: the guest's own choice */
 	bool watch_hw;		 /* start in hardware-watchpoint mode (the caller probed) */
-	const char *hw_unavailable; /* the probe's finding where hw mode cannot run; NULL: it can */
+	bool hw_known;		 /* the caller probed: hw_unavailable holds the finding */
+	const char *hw_unavailable; /* with hw_known: why hw mode cannot run; NULL: it can */
 	FILE *report_json;	 /* --report-json stream, shared by runs; NULL: none */
 };
 

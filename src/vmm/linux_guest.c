@@ -303,20 +303,7 @@ static void linux_report_log_opts(struct report_log_opts *lo)
  */
 static void linux_source_root(struct sym *sym)
 {
-	static const char anchor[] = "/init/main.c";
-	char path[4096];
-	uint64_t addr;
-	size_t n;
-
-	if (sym_addr_of(sym, "start_kernel", 0, &addr, NULL) ||
-	    sym_source_file(sym, addr, path, sizeof(path)))
-		return;
-	n = strlen(path);
-	if (n <= sizeof(anchor) - 1 || strcmp(path + n - (sizeof(anchor) - 1), anchor) != 0)
-		return;
-	path[n - (sizeof(anchor) - 1)] = '\0';
-	/* Out of memory: the votes' root stays, paths are only longer. */
-	(void)sym_set_source_root(sym, path);
+	sym_set_source_anchor(sym, "start_kernel", "/init/main.c");
 }
 
 static void linux_console_end(struct vm *vm)

@@ -54,16 +54,14 @@ static int run_once(const struct options *o, struct elf_guest *g)
 	 * Can this host do hardware-watchpoint mode?  A few milliseconds in a
 	 * throw-away VM.  --watch=hw where guest data breakpoints never fire
 	 * (PVM, HOST-FACTS.md) would silently find only what soft mode finds:
-	 * refuse with what the probe saw.  Otherwise the finding is kept for
-	 * the run-time toggle.
+	 * refuse with what the probe saw.  A run starting in soft mode leaves
+	 * the question to its first switch to hw mode (watch_mode.c).
 	 */
-	if (probe_data_watchpoints(hw_why, sizeof(hw_why)) != 1) {
-		if (o->watch_hw) {
-			fprintf(stderr, "csan-vmm: --watch=hw: %s\n", hw_why);
-			return EXIT_USAGE;
-		}
-		ro.hw_unavailable = hw_why;
+	if (o->watch_hw && probe_data_watchpoints(hw_why, sizeof(hw_why)) != 1) {
+		fprintf(stderr, "csan-vmm: --watch=hw: %s\n", hw_why);
+		return EXIT_USAGE;
 	}
+	ro.hw_known = o->watch_hw;
 	if (o->report_json) {
 		ro.report_json = fopen(o->report_json, "w");
 		if (!ro.report_json) {

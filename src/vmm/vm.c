@@ -272,6 +272,7 @@ int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t wh
 	pthread_mutex_init(&vm->end_lock, NULL);
 	pthread_mutex_init(&vm->task_lock, NULL);
 	pthread_mutex_init(&vm->ring_lock, NULL);
+	pthread_mutex_init(&vm->hw_probe_lock, NULL);
 	pthread_cond_init(&vm->task_cond, NULL);
 
 	r = kvm_open(vm, why, whylen);
@@ -374,6 +375,7 @@ void vm_destroy(struct vm *vm)
 	pthread_cond_destroy(&vm->task_cond);
 	pthread_mutex_destroy(&vm->task_lock);
 	pthread_mutex_destroy(&vm->ring_lock);
+	pthread_mutex_destroy(&vm->hw_probe_lock);
 	pthread_mutex_destroy(&vm->end_lock);
 	free(vm);
 }

@@ -104,11 +104,14 @@ struct vm {
 	/*
 	 * Watch mode (watch_mode.c): watch_hw is the mode asked for (atomic,
 	 * 1 = hw), mirrored into control->watch_hw once the guest attached.
-	 * hw_unavailable says why this host cannot run hw mode, as main found
-	 * at start-up; empty when it can.  main fills it before any thread
-	 * that switches modes starts; read-only after that.
+	 * hw_unavailable says why this host cannot run hw mode, empty when it
+	 * can; valid once hw_probed is set.  The caller of guest_run may know
+	 * it (--watch=hw, --compare); otherwise the first switch to hw mode
+	 * finds it, under hw_probe_lock.
 	 */
 	int watch_hw;
+	pthread_mutex_t hw_probe_lock;
+	bool hw_probed;
 	char hw_unavailable[256];
 	struct hw_engine *hw; /* the debug-register engine (hw_watch.c) */
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "csan/abi.h"
+#include "vmm/probe.h"
 #include "vmm/profile.h"
 #include "vmm/vm.h"
 #include "vmm/watch_mode.h"
@@ -42,9 +43,29 @@ void watch_mode_publish(struct vm *vm)
 	} while (watch_mode_hw(vm) != mode);
 }
 
+/*
+ * Why this host cannot run hw mode, or NULL when it can.  Unless the
+ * caller of guest_run knew, found at the first switch to hw mode (probe.c:
+ * a throw-away VM, milliseconds natively, 0.1 s in the emulated host), so
+ * a run that stays in soft mode does not wait for it at start-up.
+ */
+static const char *hw_unavailable(struct vm *vm)
+{
+	pthread_mutex_lock(&vm->hw_probe_lock);
+	if (!vm->hw_probed) {
+		char why[sizeof(vm->hw_unavailable)];
+
+		if (probe_data_watchpoints(why, sizeof(why)) != 1)
+			snprintf(vm->hw_unavailable, sizeof(vm->hw_unavailable), "%s", why);
+		vm->hw_probed = true;
+	}
+	pthread_mutex_unlock(&vm->hw_probe_lock);
+	return vm->hw_unavailable[0] ? vm->hw_unavailable : NULL;
+}
+
 int watch_mode_set(struct vm *vm, bool hw, char *why, size_t whylen)
 {
-	if (hw && vm->hw_unavailable[0]) {
+	if (hw && hw_unavailable(vm)) {
 		snprintf(why, whylen, "hardware watchpoints are unavailable on this host: %s",
 			 vm->hw_unavailable);
 		return -ENOTSUP;

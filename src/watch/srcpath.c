@@ -26,6 +26,8 @@ struct srcpath {
 	} cand[SRCPATH_MAX_CANDIDATES];
 	unsigned ncand;
 	struct srcpath_entry *bucket[SRCPATH_BUCKETS];
+	void (*gather)(void *ctx, struct srcpath *sp); /* votes not taken yet */
+	void *gather_ctx;
 };
 
 struct srcpath *srcpath_new(void)
@@ -162,10 +164,23 @@ int srcpath_set_root(struct srcpath *sp, const char *dir)
 	return 0;
 }
 
+void srcpath_defer_votes(struct srcpath *sp, void (*gather)(void *ctx, struct srcpath *sp),
+			 void *ctx)
+{
+	sp->gather = gather;
+	sp->gather_ctx = ctx;
+}
+
 const char *srcpath_root(struct srcpath *sp)
 {
 	unsigned i, best = 0;
 
+	if (!sp->named && sp->gather) {
+		void (*gather)(void *ctx, struct srcpath *sp) = sp->gather;
+
+		sp->gather = NULL; /* once; the callback votes or names the root */
+		gather(sp->gather_ctx, sp);
+	}
 	if (sp->named)
 		return sp->named;
 	if (!sp->ncand)

@@ -28,6 +28,16 @@ void srcpath_free(struct srcpath *sp);
 void srcpath_vote(struct srcpath *sp, const char *comp_dir, const char *name);
 
 /*
+ * srcpath_defer_votes - take the votes only when the root is first needed
+ * and none is named: @gather is called once then, with @ctx, and calls
+ * srcpath_vote() or srcpath_set_root().  Walking every unit of a vmlinux
+ * costs as much as the rest of opening its symbols, and a run that
+ * reports nothing never needs the root.
+ */
+void srcpath_defer_votes(struct srcpath *sp, void (*gather)(void *ctx, struct srcpath *sp),
+			 void *ctx);
+
+/*
  * srcpath_set_root - use @dir as the root (--source-root), whatever the
  * votes say; NULL goes back to the votes.  Only before the first
  * srcpath_show(): shown paths are kept.  Returns 0 or -ENOMEM.

@@ -48,6 +48,7 @@ struct sym {
 	uint64_t hits, misses, tick;
 	struct cu_table *cus;  /* each CU's functions by address, built as CUs are met */
 	struct symtab *symtab; /* the ELF's symbols by address and by name */
+	const char *anchor_symbol, *anchor_file; /* sym_set_source_anchor() */
 };
 
 /*
@@ -150,19 +151,48 @@ bool sym_in_entry_text(const struct sym *sym, uint64_t addr)
 	return addr >= sym->entry_lo && addr < sym->entry_hi;
 }
 
-/*
- * Each compilation unit votes for the source root (srcpath.h): the
- * directory it shares with its compilation directory.
- */
-static void vote_source_root(struct sym *sym)
+/* sym_source_file's work; the caller holds sym->lock. */
+static size_t source_file_locked(struct sym *sym, uint64_t addr, char *out, size_t outlen)
 {
+	Dwfl_Line *line = dwfl_module_getsrc(sym->mod, addr);
+	const char *file = line ? dwfl_lineinfo(line, NULL, NULL, NULL, NULL, NULL) : NULL;
+
+	return file ? srcpath_join(dwfl_line_comp_dir(line), file, out, outlen) : 0;
+}
+
+/* The root from the anchor (sym_set_source_anchor), if it holds; under sym->lock. */
+static bool root_from_anchor(struct sym *sym, struct srcpath *paths)
+{
+	size_t n, tail = strlen(sym->anchor_file);
+	char path[4096];
+	uint64_t addr;
+
+	if (symtab_by_name(sym->symtab, sym->anchor_symbol, 0, &addr, NULL) ||
+	    !(n = source_file_locked(sym, addr, path, sizeof(path))) || n <= tail ||
+	    strcmp(path + n - tail, sym->anchor_file) != 0)
+		return false;
+	path[n - tail] = '\0';
+	return srcpath_set_root(paths, path) == 0;
+}
+
+/*
+ * The source root, found when srcpath first needs it (under sym->lock:
+ * every path is shown under it): the anchor's, else the votes.  Each
+ * compilation unit votes (srcpath.h) for the directory it shares with its
+ * compilation directory.
+ */
+static void find_source_root(void *ctx, struct srcpath *paths)
+{
+	struct sym *sym = ctx;
 	Dwarf_Die *cu = NULL;
 	Dwarf_Addr bias;
 
+	if (sym->anchor_symbol && root_from_anchor(sym, paths))
+		return;
 	while ((cu = dwfl_nextcu(sym->dwfl, cu, &bias)) != NULL) {
 		Dwarf_Attribute attr;
 
-		srcpath_vote(sym->paths, dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)),
+		srcpath_vote(paths, dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)),
 			     dwarf_diename(cu));
 	}
 }
@@ -195,7 +225,7 @@ int sym_open(const char *path, struct sym **out, char *why, size_t whylen)
 		snprintf(why, whylen, "out of memory indexing the symbols of %s", path);
 	if (err)
 		goto fail;
-	vote_source_root(sym);
+	srcpath_defer_votes(sym->paths, find_source_root, sym);
 	find_entry_text(sym);
 	pthread_mutex_init(&sym->lock, NULL);
 	*out = sym;
@@ -247,25 +277,30 @@ int sym_set_source_root(struct sym *sym, const char *dir)
 	return srcpath_set_root(sym->paths, dir);
 }
 
+void sym_set_source_anchor(struct sym *sym, const char *symbol, const char *file)
+{
+	sym->anchor_symbol = symbol;
+	sym->anchor_file = file;
+}
+
 int sym_source_file(struct sym *sym, uint64_t addr, char *out, size_t outlen)
 {
-	Dwfl_Line *line;
-	const char *file = NULL;
-	size_t n = 0;
+	size_t n;
 
 	pthread_mutex_lock(&sym->lock);
-	line = dwfl_module_getsrc(sym->mod, addr);
-	if (line)
-		file = dwfl_lineinfo(line, NULL, NULL, NULL, NULL, NULL);
-	if (file)
-		n = srcpath_join(dwfl_line_comp_dir(line), file, out, outlen);
+	n = source_file_locked(sym, addr, out, outlen);
 	pthread_mutex_unlock(&sym->lock);
 	return n ? 0 : -ENOENT;
 }
 
 const char *sym_source_root(struct sym *sym)
 {
-	return srcpath_root(sym->paths);
+	const char *root;
+
+	pthread_mutex_lock(&sym->lock); /* the first call may take the votes */
+	root = srcpath_root(sym->paths);
+	pthread_mutex_unlock(&sym->lock);
+	return root;
 }
 
 /*

@@ -62,10 +62,19 @@ void sym_close(struct sym *sym);
 int sym_set_source_root(struct sym *sym, const char *dir);
 
 /*
+ * sym_set_source_anchor - the source root is the directory @symbol's
+ * source file lies in, less @file ("start_kernel", "/init/main.c": a
+ * Linux tree), when that holds; else the DWARF's votes.  Found when the
+ * root is first needed (the first path printed), not now: the first
+ * address-to-line lookup of a vmlinux costs as much as opening it.  Both
+ * strings must outlive @sym (literals).  Before the first lookup.
+ */
+void sym_set_source_anchor(struct sym *sym, const char *symbol, const char *file);
+
+/*
  * sym_source_file - the full path (absolute, normalized) of the source
  * file the line table gives for @addr, into @out (@outlen bytes), without
- * printing anything through the source root: what a caller needs to find
- * the root before the first lookup.  Returns 0, or -ENOENT when no line
+ * going through the source root.  Returns 0, or -ENOENT when no line
  * covers @addr (or the path does not fit).
  */
 int sym_source_file(struct sym *sym, uint64_t addr, char *out, size_t outlen);

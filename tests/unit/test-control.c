@@ -120,6 +120,12 @@ static void test_commands(void)
 	enum control_after after = CONTROL_CONTINUE;
 	char why[512];
 
+	if (!vm)
+		return;
+	/* As guest_run does when its caller probed: hw mode runs here. */
+	pthread_mutex_init(&vm->hw_probe_lock, NULL);
+	vm->hw_probed = true;
+
 	/* Before the guest attaches: the mode is kept, knobs cannot be reached. */
 	CHECK_CONTAINS(run(vm, "get skip_watch", &after),
 		       "error: the guest runtime has not attached");
@@ -166,6 +172,7 @@ static void test_commands(void)
 	vm->hw_unavailable[0] = '\0';
 	CHECK(watch_mode_set(vm, true, why, sizeof(why)) == 0);
 	CHECK(watch_mode_hw(vm) && block.watch_hw == 0);
+	pthread_mutex_destroy(&vm->hw_probe_lock);
 	free(vm);
 }
 

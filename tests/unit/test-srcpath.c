@@ -110,10 +110,46 @@ static void test_linux_and_override(void)
 	srcpath_free(sp);
 }
 
+static unsigned gathered;
+
+static void gather_linux(void *ctx, struct srcpath *sp)
+{
+	gathered++;
+	srcpath_vote(sp, ctx, "kernel/kcsan/core.c");
+}
+
+/* Votes deferred: taken once, when the root is first needed, and not at all when named. */
+static void test_deferred_votes(void)
+{
+	struct srcpath *sp = srcpath_new();
+
+	if (!sp)
+		return;
+	gathered = 0;
+	srcpath_defer_votes(sp, gather_linux, (void *)linux_dir);
+	CHECK_EQ_U64(gathered, 0);
+	CHECK_STR(srcpath_show(sp, linux_dir, kcsan, NULL), "kernel/kcsan/kcsan_test.c");
+	CHECK_EQ_U64(gathered, 1);
+	CHECK_STR(srcpath_root(sp), "/usr/src/linux");
+	CHECK_EQ_U64(gathered, 1);
+	srcpath_free(sp);
+
+	sp = srcpath_new();
+	if (!sp)
+		return;
+	gathered = 0;
+	srcpath_defer_votes(sp, gather_linux, (void *)linux_dir);
+	CHECK_EQ_U64(srcpath_set_root(sp, "/usr/src"), 0);
+	CHECK_STR(srcpath_show(sp, linux_dir, kcsan, NULL), "linux/kernel/kcsan/kcsan_test.c");
+	CHECK_EQ_U64(gathered, 0);
+	srcpath_free(sp);
+}
+
 int main(void)
 {
 	test_join();
 	test_bundled_guest();
 	test_linux_and_override();
+	test_deferred_votes();
 	return check_exit_status("test-srcpath");
 }
