@@ -1,0 +1,73 @@
+# linux-kunit-hw.sh: Linux's own KCSAN KUnit suite passes in hw mode as in
+# soft mode (issue 15): with csan-vmm backing KCSAN's watchpoints by debug
+# registers on every vCPU, every case passes (test_barrier_nothreads is
+# skipped by the suite itself on this kernel), hw mode was really on, and
+# no KCSAN report on the console is lost from --report-json.
+#
+# The suite runs in five parts (kunit.filter_glob), each a boot of its
+# own.  In the emulated host a whole hw-mode run met the emulated host's
+# lost-nested-state fault in 3 of 4 runs, after 2, 21 and 23 cases (none
+# failed; docs/harness.md): about one fault per 73,000 trap exits, and the
+# whole suite makes about 80,000.  A part makes a fifth of them, and a
+# part that meets the fault runs again (retry_nested_state_lost), so the
+# fault costs a part, not the suite.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/linux/lib.sh"
+require_linux
+NESTED_ATTEMPTS=5
+f='kernel/kcsan/kcsan_test\.c:[0-9]+'
+
+# The parts, as globs over the case names, and how many cases each holds
+# (the 29 of kernel/kcsan/kcsan_test.c in 6.1, tests/linux/qemu-tcg-kunit.txt).
+parts='test_assert*:7 test_at*:3 test_[b-d]*:5 test_[e-r]*:7 test_[s-z1]*:7'
+total_passed=0 total_skipped=0 total_reports=0
+# The KTAP case lines a run failed (a serial console ends lines in CR LF).
+failed_cases() { tr -d '\r' <"$out" | sed -n 's/^ \{4\}not ok [0-9]* \(test_[a-z0-9_]*\)$/\1/p'; }
+for part in $parts; do
+	glob=${part%:*} want=${part#*:}
+	run_linux --watch=hw --report-json="$work/r.json" \
+		-a "kunit.filter_glob=kcsan.$glob kunit_shutdown=reboot"
+	result=$(sed -n 's/^linux kunit: kcsan: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$err")
+	[ -n "$result" ] || fail "part $glob: no complete KUnit result: $(grep '^linux kunit:' "$err")"
+	passed=${result%% *} skipped=${result##* } failed=${result#* }
+	failed=${failed%% *}
+	expect_err '^csan-vmm: Linux rebooted'
+	# hw mode was on: KCSAN's watchpoints were followed and backed.
+	expect_err '^csan-vmm: KCSAN watchpoints followed: [1-9][0-9]* set up, [1-9][0-9]* backed by debug registers'
+	# Nothing lost: the summary counts every KCSAN block on the console
+	# plus each race the host saw that Linux did not report (those it did
+	# are merged into Linux's), and the JSON holds every report printed.
+	blocks=$(grep -c 'BUG: KCSAN: ' "$out")
+	host=$(sed -n "s/.* \([0-9]*\) host reports, \([0-9]*\) merged with Linux's own.*/\1 \2/p" "$err")
+	summary=$(sed -n 's/^csan-vmm: race summary: .* in \([0-9]*\) reports\{0,1\}, \([0-9]*\) printed.*/\1 \2/p' "$err")
+	[ -n "$host" ] && [ -n "$summary" ] || fail "part $glob: no race summary or no count of host reports"
+	host_only=$((${host% *} - ${host#* }))
+	[ "${summary% *}" = $((blocks + host_only)) ] ||
+		fail "part $glob: $blocks KCSAN reports on the console and $host_only the host saw alone, but ${summary% *} in the summary"
+	json=$(grep -c '"type":"report"' "$work/r.json")
+	[ "$json" = "${summary#* }" ] || fail "part $glob: ${summary#* } reports printed, $json in --report-json"
+	! grep -q 'could not be read' "$err" || fail "part $glob: a KCSAN report was lost"
+	total_reports=$((total_reports + blocks))
+	# Each case waits a fixed time for KCSAN's report, which a loaded
+	# moment of the nested run can miss (linux-kunit.sh): a failed case
+	# must pass when run again alone, in hw mode too; one per part.
+	if [ "$failed" != 0 ]; then
+		[ "$failed" = 1 ] || fail "part $glob: $failed cases failed in hw mode: $(failed_cases | tr '\n' ' ')"
+		c=$(failed_cases)
+		run_linux --watch=hw -a "kunit.filter_glob=kcsan.$c kunit_shutdown=reboot"
+		expect_err '^linux kunit: kcsan: 1 passed, 0 failed, 0 skipped$'
+		echo "part $glob: $c failed in the part, passed in hw mode when run again alone"
+		passed=$((passed + 1))
+	fi
+	[ $((passed + skipped)) = "$want" ] || fail "part $glob: $passed passed and $skipped skipped of $want cases"
+	echo "part $glob: $passed passed, $skipped skipped, $blocks KCSAN reports on the console, $host_only more by the host alone"
+	total_passed=$((total_passed + passed))
+	total_skipped=$((total_skipped + skipped))
+done
+[ "$total_passed" = 28 ] && [ "$total_skipped" = 1 ] ||
+	fail "hw mode: $total_passed passed, $total_skipped skipped; soft mode passes 28, skips 1"
+[ "$total_reports" -gt 0 ] || fail "the suite provoked no KCSAN report in hw mode"
+# Reports stay symbolized against the vmlinux in hw mode (the last part's,
+# or the case run again alone).
+expect_err "^ test_kernel_[a-z_0-9]+\\+0x[0-9a-f]+/0x[0-9a-f]+ $f\$"
+echo "KUnit kcsan in hw mode: $total_passed passed, $total_skipped skipped, $total_reports KCSAN reports"
