@@ -32,8 +32,17 @@ exec 3<>/dev/ttyS3
 ctl() { echo "$*" >&3; }
 # Report and power off; closing the control port (its last user) waits
 # until the UART has sent everything; poweroff -f does not return, the
-# sleep is a guard.
-finish() { ctl "$*"; exec 3>&-; poweroff -f; sleep 60; }
+# sleep is a guard.  The command's status also goes to the console, which
+# the kernel writes before the write returns: once, under heavy load, the
+# control port's "exit N" never reached emuhost although the command's
+# whole output had, and emuhost takes the status from there then.
+finish() {
+	ctl "$*"
+	case "$*" in "exit "*) echo "<2>emuhost-status: $*" >/dev/kmsg 2>/dev/null ;; esac
+	exec 3>&-
+	poweroff -f
+	sleep 60
+}
 
 # Modules in dependency order (written by emuhost --setup).
 while read -r mod; do

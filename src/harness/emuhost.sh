@@ -486,6 +486,9 @@ run_command() {
 
 	[ -n "${CSAN_HARNESS_CONSOLE:-}" ] && cp "$tmp/console" "$CSAN_HARNESS_CONSOLE" 2>/dev/null
 	status=$(sed -n 's/^exit \([0-9][0-9]*\)$/\1/p' "$tmp/ctl" 2>/dev/null | tail -n 1)
+	# The init script's second copy of the status, on the console.
+	[ -n "$status" ] || status=$(tr -d '\r' <"$tmp/console" 2>/dev/null |
+		sed -n 's/^\[[ 0-9.]*\] emuhost-status: exit \([0-9][0-9]*\)$/\1/p' | tail -n 1)
 	started=$(grep -c '^started$' "$tmp/ctl" 2>/dev/null)
 	if [ -n "$status" ]; then
 		bring_outputs
