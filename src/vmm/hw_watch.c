@@ -84,6 +84,9 @@ struct hw_engine {
 	uint64_t arm_ns, disarm_ns;
 	uint64_t loads; /* KVM_SET_GUEST_DEBUG calls (atomic): one per vCPU and change */
 	uint64_t runtime_hits; /* the sanitizer's own accesses (its value reads) */
+	/* Hits whose instruction was not found, and why the last one was not. */
+	uint64_t undecoded;
+	char undecoded_why[256];
 	const struct hw_guest_view *view; /* NULL: the bundled guest's control block */
 };
 
@@ -560,14 +563,14 @@ static bool guest_checking_disabled(struct vm *vm, unsigned cpu, uint32_t contex
 /*
  * The instruction that made the access: data breakpoints trap after it,
  * so decode forward from the start of its function (insn.h).  True with
- * @out filled when it was found.
+ * @out filled when it was found, else false with why not in @why.
  */
-static bool decode_access(struct vcpu *vcpu, uint64_t pc, struct insn_info *out)
+static bool decode_access(struct vcpu *vcpu, uint64_t pc, struct insn_info *out, char *why,
+			  size_t whylen)
 {
 	static __thread uint8_t code[HW_DECODE_MAX];
 	struct insn_code c = { 0 };
 	uint64_t start = 0, size = 0;
-	char why[128];
 
 	if (vcpu->vm->sym && sym_function_at(vcpu->vm->sym, pc - 1, &start, &size, NULL) == 0 &&
 	    pc > start && pc - start <= sizeof(code)) {
@@ -578,7 +581,12 @@ static bool decode_access(struct vcpu *vcpu, uint64_t pc, struct insn_info *out)
 	}
 	c.len = guest_read_code(vcpu, c.addr, code, pc - c.addr);
 	c.bytes = code;
-	return c.len == pc - c.addr && insn_before_trap(&c, pc, out, why, sizeof(why)) == 0;
+	if (c.len != pc - c.addr) {
+		snprintf(why, whylen, "read %zu of the %llu code bytes before RIP 0x%llx", c.len,
+			 (unsigned long long)(pc - c.addr), (unsigned long long)pc);
+		return false;
+	}
+	return insn_before_trap(&c, pc, out, why, whylen) == 0;
 }
 
 /* Describe the access that trapped on @vcpu for the watch @w (a copy). */
@@ -589,6 +597,7 @@ static void describe_hit(struct vcpu *vcpu, const struct hw_armed *w, uint64_t s
 	uint64_t pcs[UNWIND_MAX_PCS];
 	struct insn_info insn;
 	struct csan_regs regs;
+	char why[256];
 	int n = 0;
 
 	const struct hw_guest_view *view = vm->hw->view;
@@ -607,7 +616,7 @@ static void describe_hit(struct vcpu *vcpu, const struct hw_armed *w, uint64_t s
 	}
 	if (hit->excused || hit->runtime)
 		return;
-	if (decode_access(vcpu, vcpu->run->debug.arch.pc, &insn)) {
+	if (decode_access(vcpu, vcpu->run->debug.arch.pc, &insn, why, sizeof(why))) {
 		hit->ip = insn.addr;
 		hit->size = insn.mem_size;
 		hit->access = insn.writes ? CSAN_ACCESS_WRITE : 0;
@@ -615,6 +624,10 @@ static void describe_hit(struct vcpu *vcpu, const struct hw_armed *w, uint64_t s
 		if (insn.atomic && insn.writes)
 			hit->access |= CSAN_ACCESS_ATOMIC | (insn.reads ? CSAN_ACCESS_COMPOUND : 0);
 	} else {
+		pthread_mutex_lock(&vm->hw->lock);
+		vm->hw->undecoded++;
+		snprintf(vm->hw->undecoded_why, sizeof(vm->hw->undecoded_why), "%s", why);
+		pthread_mutex_unlock(&vm->hw->lock);
 		hit->ip = vcpu->run->debug.arch.pc;
 		hit->ip_after = true;
 		/*
@@ -834,5 +847,12 @@ void hw_watch_print_stats(struct vm *vm, FILE *f)
 					   (double)hw->arms
 				 : 0.0,
 			vm->ncpus, __atomic_load_n(&vm->rekicks, __ATOMIC_RELAXED));
+	/* Rare, and then the report's access kind may be wrong: say why. */
+	if (hw->undecoded)
+		fprintf(f,
+			"csan-vmm: hardware watches: %" PRIu64 " hit%s whose instruction was "
+			"not found (read or write told by the value, which a write of the same "
+			"bytes hides); the last: %s\n",
+			hw->undecoded, hw->undecoded == 1 ? "" : "s", hw->undecoded_why);
 	pthread_mutex_unlock(&hw->lock);
 }
