@@ -52,6 +52,9 @@ void fake_vm_new(struct fake_vm *f, unsigned ncpus, uint64_t ram_size, const cha
 	}
 	pthread_mutex_init(&vm->end_lock, NULL);
 	pthread_mutex_init(&vm->task_lock, NULL);
+	/* hw mode's availability is the fuzz input's (hw_unavailable), never a real probe. */
+	pthread_mutex_init(&vm->hw_probe_lock, NULL);
+	vm->hw_probed = true;
 	pthread_cond_init(&vm->task_cond, NULL);
 	vm->end_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (vm->end_fd < 0)
