@@ -129,6 +129,18 @@ nested_state_lost() {
 		cat "$err"
 		return 0
 	fi
+	# Its fourth face: the emulated host's relay of the guest's console (its
+	# ttyS1) delivers nothing while csan-vmm's stderr and status arrive
+	# (seen once in a fresh-clone CI run, hw mode, status 0): a csan guest
+	# that booted always prints its "csan-guest:" lines unless --quiet,
+	# which also drops the boot line looked for here.
+	if [ "${CSAN_TEST_ENV:-direct}" = emuhost ] && [ ! -s "$out" ] &&
+		grep -q '^csan-vmm: booting .* (csan guest) ' "$err"; then
+		echo "emulated host: the guest's console never reached the harness, csan-vmm's stderr"
+		echo "did (the emulated host's relay; docs/harness.md); this run's stderr, then another run:"
+		cat "$err"
+		return 0
+	fi
 	{ [ "$rc" = 3 ] || [ "$rc" = 125 ]; } || return 1
 	if [ -z "${expect_triple_fault:-}" ] &&
 		grep -q 'triple fault (KVM_EXIT_SHUTDOWN)' "$err" &&
