@@ -49,6 +49,13 @@ expect_status_by_races() {
 	fi
 }
 
+# ktap_cases VERDICT FILE: the KUnit cases FILE's KTAP output marks
+# VERDICT ("ok" or "not ok"), at the suite's level: "    ok N name" (a
+# serial console ends its lines in CR LF).
+ktap_cases() {
+	tr -d '\r' <"$2" | sed -n "s/^ \{4\}$1 [0-9][0-9]* \(test_[a-z0-9_]*\)\$/\1/p"
+}
+
 # run_linux_once ARGS...: csan-vmm --cpus=$linux_cpus ARGS VMLINUX, once.
 run_linux_once() {
 	timeout "$VMM_WALL_LIMIT" "$VMM" --cpus="$linux_cpus" --memory=512M \

@@ -21,8 +21,7 @@ f='kernel/kcsan/kcsan_test\.c:[0-9]+'
 # (the 29 of kernel/kcsan/kcsan_test.c in 6.1, tests/linux/qemu-tcg-kunit.txt).
 parts='test_assert*:7 test_at*:3 test_[b-d]*:5 test_[e-r]*:7 test_[s-z1]*:7'
 total_passed=0 total_skipped=0 total_reports=0
-# The KTAP case lines a run failed (a serial console ends lines in CR LF).
-failed_cases() { tr -d '\r' <"$out" | sed -n 's/^ \{4\}not ok [0-9]* \(test_[a-z0-9_]*\)$/\1/p'; }
+failed_cases() { ktap_cases 'not ok' "$out"; }
 for part in $parts; do
 	glob=${part%:*} want=${part#*:}
 	run_linux --watch=hw --report-json="$work/r.json" \

@@ -11,9 +11,7 @@ require_linux
 qemu=${QEMU_SYSTEM:-qemu-system-x86_64}
 command -v "$qemu" >/dev/null 2>&1 || fail "$qemu not found (tools/install-deps.sh installs it)"
 
-# KTAP case lines at the suite's level: "    ok N name" / "    not ok N name"
-# (a serial console ends its lines in CR LF).
-passed_cases() { tr -d '\r' <"$1" | sed -n 's/^ \{4\}ok [0-9][0-9]* \(test_[a-z0-9_]*\)$/\1/p' | sort; }
+passed_cases() { ktap_cases ok "$1" | sort; }
 
 timeout 600 "$qemu" -accel tcg,thread=multi -cpu max -smp 4 -m 512 -kernel "$vmlinux" \
 	-append "console=ttyS0 reboot=t panic=-1 kunit_shutdown=reboot" -display none \
@@ -29,7 +27,7 @@ expect_out 'kcsan: selftest: 4/4 tests passed'
 expect_err 'linux kunit: kcsan: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$'
 expect_err 'csan-vmm: Linux rebooted'
 passed_cases "$out" >"$work/vmm.pass"
-tr -d '\r' <"$out" | sed -n 's/^ \{4\}not ok [0-9][0-9]* \(test_[a-z0-9_]*\)$/\1/p' >"$work/vmm.fail"
+ktap_cases 'not ok' "$out" >"$work/vmm.fail"
 # Each case waits a fixed time for KCSAN's report; under emulation a
 # loaded moment can run it out (seen once: test_assert_exclusive_access,
 # 27 of 28, in a fresh-clone CI run).  A case QEMU passed that failed here
