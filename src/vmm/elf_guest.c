@@ -86,10 +86,10 @@ static bool meets(const struct file_range *r, uint64_t off, uint64_t end)
  * The runs of .debug_* sections of the image open on @fd, into *@runs
  * (malloc'd; the caller frees): each run is back-to-back DWARF sections
  * and the padding between them, in file order, inside its @size bytes,
- * holding no header, no other section and no byte of a segment.  libelf reads only the headers and section
- * names here (ELF_C_READ reads lazily).  Returns how many, 0 when libelf
- * cannot read the headers (then the whole file is read, and the checks
- * that follow say what is wrong).
+ * holding no header, no other section and no byte of a segment.  libelf
+ * reads only the headers and section names here (ELF_C_READ reads
+ * lazily).  Returns how many, 0 when libelf cannot read the headers (then
+ * the whole file is read, and the checks that follow say what is wrong).
  */
 static size_t debug_runs(int fd, uint64_t size, struct file_range **runs)
 {
