@@ -39,6 +39,10 @@ for part in $parts; do
 	blocks=$(grep -c 'BUG: KCSAN: ' "$out")
 	host=$(sed -n "s/.* \([0-9]*\) host reports, \([0-9]*\) merged with Linux's own.*/\1 \2/p" "$err")
 	summary=$(sed -n 's/^csan-vmm: race summary: .* in \([0-9]*\) reports\{0,1\}, \([0-9]*\) printed.*/\1 \2/p' "$err")
+	# A part may provoke no report at all (test_at*'s cases race only
+	# with marked accesses, and the others' races may all be missed);
+	# then the summary says so instead.
+	[ -n "$summary" ] || ! grep -q '^csan-vmm: guest finished, no races reported$' "$err" || summary='0 0'
 	[ -n "$host" ] && [ -n "$summary" ] || fail "part $glob: no race summary or no count of host reports"
 	host_only=$((${host% *} - ${host#* }))
 	[ "${summary% *}" = $((blocks + host_only)) ] ||
