@@ -293,9 +293,21 @@ expect_watch_mode() {
 	if [ "$watch_mode" = hw ]; then
 		expect_err '^csan-vmm: counters: .* hw_armed=[1-9][0-9]* '
 		expect_err '^csan-vmm: hardware watches: [1-9][0-9]* armed, '
+		expect_hw_hits_bounded
 	else
 		expect_err '^csan-vmm: counters: .* hw_armed=0 '
 	fi
+}
+
+# expect_hw_hits_bounded: a vCPU traps on a watch once, then no more while
+# it lives (hw_watch.c, mute_after_hit): the engine's hits are at most
+# one per armed watch and vCPU.  Without that a racing loop traps on each
+# of its accesses while a watch lives.
+expect_hw_hits_bounded() {
+	set -- $(sed -n 's/^csan-vmm: hardware watches: \([0-9]*\) armed, .* \([0-9]*\) hits (.*(\([0-9]*\) vCPUs), .*/\1 \2 \3/p' "$err")
+	[ $# = 3 ] || fail "no count of hardware watches, hits and vCPUs on stderr"
+	[ "$2" -le $(($1 * $3)) ] ||
+		fail "$2 debug-register hits for $1 watches on $3 vCPUs: a vCPU trapped more than once on a watch"
 }
 
 # expect_irq_same_cpu_report HANDLER TASKFN HANDLER_FILE TASK_FILE [EXTRA]:

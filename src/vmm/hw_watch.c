@@ -84,6 +84,7 @@ struct hw_engine {
 	uint64_t arm_ns, disarm_ns;
 	uint64_t loads; /* KVM_SET_GUEST_DEBUG calls (atomic): one per vCPU and change */
 	uint64_t runtime_hits; /* the sanitizer's own accesses (its value reads) */
+	uint64_t mutes;	       /* a vCPU's hits on a watch, after its first, turned off */
 	/* Hits whose instruction was not found, and why the last one was not. */
 	uint64_t undecoded;
 	char undecoded_why[256];
@@ -219,9 +220,17 @@ static int apply_debugregs(struct vcpu *vcpu, void *arg)
 		dbg.arch.debugreg[7] = dr7_merge_guest(hw->dr7, guest.dr7, mine);
 	}
 	pthread_mutex_unlock(&hw->lock);
+	/* A watch this vCPU has hit already stays muted here while it lives. */
+	for (i = 0; i < DR_NUM_SLOTS; i++) {
+		if (!tickets[i] || vcpu->hw_muted[i] != tickets[i] || !(ours & (1u << i)))
+			vcpu->hw_muted[i] = 0;
+		else
+			dbg.arch.debugreg[7] = dr7_copy_slot(dbg.arch.debugreg[7], 0, i);
+	}
 	if (ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0)
 		return -errno;
 	__atomic_fetch_add(&hw->loads, 1, __ATOMIC_RELAXED);
+	vcpu->hw_dbg = dbg;
 	vcpu->hw_gen = gen;
 	memcpy(vcpu->hw_slots, slots, sizeof(slots));
 	memcpy(vcpu->hw_tickets, tickets, sizeof(tickets));
@@ -717,12 +726,61 @@ fail:
 	return VCPU_STOP;
 }
 
+/*
+ * Stop @vcpu trapping on the slots of @mask, whose watch it has hit: its
+ * own thread loads its registers again without them, no other vCPU is
+ * kicked.  A loop that races with a watched variable otherwise traps on
+ * every access while the watch lives, and each trap exit costs more than
+ * the few microseconds of a racing access: the vCPU then makes far fewer
+ * of them, and a Linux guest's KCSAN, which watches with a delay of its
+ * own, sees fewer races (linux-kunit-hw.sh).  The first hit is the one
+ * the report shows; later ones from this vCPU would only be counted.
+ */
+static int mute_after_hit(struct vcpu *vcpu, unsigned mask)
+{
+	struct hw_engine *hw = vcpu->vm->hw;
+	struct kvm_guest_debug dbg = vcpu->hw_dbg;
+	unsigned i, n = 0;
+
+	for (i = 0; i < DR_NUM_SLOTS; i++) {
+		if (!(mask & (1u << i)) || vcpu->hw_muted[i] == vcpu->hw_tickets[i])
+			continue;
+		dbg.arch.debugreg[7] = dr7_copy_slot(dbg.arch.debugreg[7], 0, i);
+		vcpu->hw_muted[i] = vcpu->hw_tickets[i];
+		n++;
+	}
+	if (!n)
+		return VCPU_RESUME;
+	if (ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0) {
+		fprintf(stderr, "csan-vmm: vCPU %u: KVM_SET_GUEST_DEBUG failed: %s\n", vcpu->id,
+			strerror(errno));
+		vm_end(vcpu->vm, VM_END_HOST_ERROR, 0, 0);
+		return VCPU_STOP;
+	}
+	vcpu->hw_dbg = dbg;
+	pthread_mutex_lock(&hw->lock);
+	hw->mutes++;
+	pthread_mutex_unlock(&hw->lock);
+	return VCPU_RESUME;
+}
+
+/* The slots this vCPU has loaded for the watch @ticket. */
+static unsigned slots_of(const struct vcpu *vcpu, uint32_t ticket)
+{
+	unsigned i, mask = 0;
+
+	for (i = 0; i < DR_NUM_SLOTS; i++)
+		if (vcpu->hw_tickets[i] == ticket && vcpu->hw_slots[i].armed)
+			mask |= 1u << i;
+	return mask;
+}
+
 int hw_watch_debug_exit(struct vcpu *vcpu)
 {
 	struct hw_engine *hw = vcpu->vm->hw;
 	const uint32_t *tickets = vcpu->hw_tickets;
+	unsigned i, mute = 0;
 	struct dr_exit e;
-	unsigned i;
 
 	/* Judged by what this vCPU had loaded: the engine may have moved on since. */
 	dr_exit_decode(vcpu->run->debug.arch.dr6, vcpu->hw_slots, &e);
@@ -749,8 +807,10 @@ int hw_watch_debug_exit(struct vcpu *vcpu)
 		 * Disarmed meanwhile: the watcher has its answer already, and
 		 * this vCPU had not yet loaded the disarm.  Counted only.
 		 */
-		if (!w)
+		if (!w) {
+			mute |= slots_of(vcpu, tickets[i]);
 			continue;
+		}
 		/*
 		 * Only the first hit is described (decoded, unwound): that is
 		 * what the report shows.  Later ones are counted, cheaply, or a
@@ -777,7 +837,12 @@ int hw_watch_debug_exit(struct vcpu *vcpu)
 			hw->hits++;
 		}
 		pthread_mutex_unlock(&hw->lock);
+		/* An excused access says nothing of this vCPU's next one. */
+		if (!hit.excused && !hit.runtime)
+			mute |= slots_of(vcpu, tickets[i]);
 	}
+	if (mute && mute_after_hit(vcpu, mute) == VCPU_STOP)
+		return VCPU_STOP;
 	/*
 	 * One exit can carry the guest's own cause too (a single step of its
 	 * own, or its own breakpoint, on an access we watch): that part is
@@ -835,12 +900,13 @@ void hw_watch_print_stats(struct vm *vm, FILE *f)
 			" by the sanitizer itself), %" PRIu64
 			" debug exits not ours; guest's own"
 			" breakpoints: %" PRIu64 " loads gave one way to ours, %" PRIu64
-			" restored after KVM saved ours as the guest's; mean arm %.1f us,"
+			" restored after KVM saved ours as the guest's; %" PRIu64
+			" times a vCPU stopped trapping on a watch it had hit; mean arm %.1f us,"
 			" disarm %.1f us, %.1f register loads per arm+disarm (%u vCPUs), %" PRIu64
 			" kicks sent again\n",
 			hw->arms, hw->no_slot, hw->partial, hw->uncovered_bytes, hw->hits,
 			hw->late_hits, hw->excused, hw->runtime_hits, hw->foreign_exits, hw->guest_clashes,
-			hw->guest_repairs,
+			hw->guest_repairs, hw->mutes,
 			hw->arms ? (double)hw->arm_ns / (double)hw->arms / 1e3 : 0.0,
 			hw->disarms ? (double)hw->disarm_ns / (double)hw->disarms / 1e3 : 0.0,
 			hw->arms ? (double)__atomic_load_n(&hw->loads, __ATOMIC_RELAXED) /

@@ -55,6 +55,13 @@ struct vcpu {
 	struct dr_slot hw_slots[DR_NUM_SLOTS];
 	uint32_t hw_tickets[DR_NUM_SLOTS];
 	unsigned hw_guest_slots;
+	/*
+	 * The registers as loaded, and per slot the watch this vCPU no
+	 * longer traps on: it hit that watch once already (hw_watch.c,
+	 * mute_after_hit).
+	 */
+	struct kvm_guest_debug hw_dbg;
+	uint32_t hw_muted[DR_NUM_SLOTS];
 	uint64_t hw_guest_db[DR_NUM_SLOTS], hw_guest_dr7;
 };
 

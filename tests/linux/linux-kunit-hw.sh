@@ -58,20 +58,24 @@ for part in $parts; do
 	# hits one stops its vCPU for the trap, so fewer accesses land in
 	# KCSAN's own 80 us window (in that run test_1bit_value_change failed
 	# in its part and once alone, the host having seen the race itself; in
-	# another test_assert_exclusive_access did the same).  A failed case
-	# must pass when run again alone, in hw mode, within three runs; one
-	# such case per part.
+	# another test_assert_exclusive_access did the same; with a second
+	# emulated host running beside it, test_assert_exclusive_writer and
+	# test_assert_exclusive_access_writer both failed in their part).  A
+	# failed case must pass when run again alone, in hw mode, within three
+	# runs; at most two such cases per part, as linux-kunit.sh allows two
+	# in soft mode's whole run.
 	if [ "$failed" != 0 ]; then
-		[ "$failed" = 1 ] || fail "part $glob: $failed cases failed in hw mode: $(failed_cases | tr '\n' ' ')"
-		c=$(failed_cases)
-		for alone in 1 2 3; do
-			run_linux --watch=hw -a "kunit.filter_glob=kcsan.$c kunit_shutdown=reboot"
-			grep -q '^linux kunit: kcsan: 1 passed, 0 failed, 0 skipped$' "$err" && break
-			echo "part $glob: $c run alone ($alone): $(grep '^linux kunit:' "$err")"
+		[ "$failed" -le 2 ] || fail "part $glob: $failed cases failed in hw mode: $(failed_cases | tr '\n' ' ')"
+		for c in $(failed_cases); do
+			for alone in 1 2 3; do
+				run_linux --watch=hw -a "kunit.filter_glob=kcsan.$c kunit_shutdown=reboot"
+				grep -q '^linux kunit: kcsan: 1 passed, 0 failed, 0 skipped$' "$err" && break
+				echo "part $glob: $c run alone ($alone): $(grep '^linux kunit:' "$err")"
+			done
+			expect_err '^linux kunit: kcsan: 1 passed, 0 failed, 0 skipped$'
+			echo "part $glob: $c failed in the part, passed in hw mode when run again alone"
+			passed=$((passed + 1))
 		done
-		expect_err '^linux kunit: kcsan: 1 passed, 0 failed, 0 skipped$'
-		echo "part $glob: $c failed in the part, passed in hw mode when run again alone"
-		passed=$((passed + 1))
 	fi
 	[ $((passed + skipped)) = "$want" ] || fail "part $glob: $passed passed and $skipped skipped of $want cases"
 	echo "part $glob: $passed passed, $skipped skipped, $blocks KCSAN reports on the console, $host_only more by the host alone"

@@ -2,7 +2,8 @@
 # PVM, whose KVM never delivers guest data breakpoints, csan-vmm refuses
 # before booting: status 2, with the probe's finding and what to do.  In
 # the emulated host (kvm-amd) the guest boots in hw mode and the runtime
-# gets debug registers for its watches.
+# gets debug registers for its watches, and a vCPU that hits a watch
+# traps on it once.
 . "$top_srcdir/tests/lib.sh"
 require_vm_env
 run_vmm --watch=hw --scenario=counter-nolock --timeout=120
@@ -16,6 +17,7 @@ else
 	expect_err 'watch mode: hw\)$'
 	expect_err '^csan-vmm: counters: .* hw_armed=[1-9][0-9]* '
 	expect_err '^csan-vmm: hardware watches: [1-9][0-9]* armed, '
+	expect_hw_hits_bounded
 	allow_counter_nolock
 	expect_reports 1
 	expect_report_counts
