@@ -1,5 +1,6 @@
 /* probe.c: what this host's KVM can do for csan-vmm, measured with a tiny guest. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -395,7 +396,7 @@ static void check_single_step(struct probe_vm *pv, struct probe_check *c)
 			  PROBE_STORE_GPA);
 }
 
-int probe_data_watchpoints(char *why, size_t whylen)
+static int probe_data_watchpoints_once(char *why, size_t whylen)
 {
 	struct probe_check c = { 0 };
 	struct probe_vm pv;
@@ -421,6 +422,32 @@ int probe_data_watchpoints(char *why, size_t whylen)
 			snprintf(why, whylen, "%s", c.detail);
 	}
 	probe_vm_close(&pv);
+	return r;
+}
+
+/*
+ * The host's KVM does not change while csan-vmm runs, and one run may ask
+ * more than once (--host=auto picking the host, then --watch=hw or
+ * --compare asking again): the throw-away VM is made once.  A failure to
+ * make it (an errno) is not kept, so a later caller sees it afresh.
+ */
+int probe_data_watchpoints(char *why, size_t whylen)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static char known_why[512];
+	static int known = -1;
+	int r;
+
+	pthread_mutex_lock(&lock);
+	if (known < 0) {
+		r = probe_data_watchpoints_once(known_why, sizeof(known_why));
+		if (r >= 0)
+			known = r;
+	} else {
+		r = known;
+	}
+	snprintf(why, whylen, "%s", known_why);
+	pthread_mutex_unlock(&lock);
 	return r;
 }
 

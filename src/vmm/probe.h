@@ -13,7 +13,8 @@
  * a 4-byte store under a write watchpoint, and the store must end in a
  * KVM_EXIT_DEBUG with DR6.B0 and the next instruction's address.  Quiet,
  * a few milliseconds, no effect on other VMs; callable from any thread
- * (it uses only file descriptors of its own).
+ * (it uses only file descriptors of its own).  Made once per process:
+ * later calls give the first answer (a negative errno is not kept).
  * Returns 1 when they fire; 0 when they do not, with what happened and
  * what to do in @why (@whylen bytes); a negative errno when the check
  * could not run (/dev/kvm missing or not ours, an ioctl failed), with the
