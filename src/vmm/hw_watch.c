@@ -779,7 +779,7 @@ int hw_watch_debug_exit(struct vcpu *vcpu)
 {
 	struct hw_engine *hw = vcpu->vm->hw;
 	const uint32_t *tickets = vcpu->hw_tickets;
-	unsigned i, mute = 0;
+	unsigned i, mute = 0, seen = 0;
 	struct dr_exit e;
 
 	/* Judged by what this vCPU had loaded: the engine may have moved on since. */
@@ -793,9 +793,13 @@ int hw_watch_debug_exit(struct vcpu *vcpu)
 
 		if (!(e.data_hits & (1u << i)) || !tickets[i])
 			continue;
-		/* Two slots of one watch may both fire on one access: count it once. */
-		if (i > 0 && tickets[i] == tickets[i - 1] && (e.data_hits & (1u << (i - 1))))
+		/*
+		 * Two slots of one watch (not always neighbours) may both fire
+		 * on one access: count it once.
+		 */
+		if (seen & (1u << i))
 			continue;
+		seen |= slots_of(vcpu, tickets[i]);
 		pthread_mutex_lock(&hw->lock);
 		w = find_armed(hw, tickets[i]);
 		if (w)
