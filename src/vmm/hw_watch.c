@@ -790,6 +790,7 @@ int hw_watch_debug_exit(struct vcpu *vcpu)
 	for (i = 0; i < DR_NUM_SLOTS; i++) {
 		struct hw_armed copy, *w;
 		struct hw_watch_hit hit;
+		unsigned watch_slots;
 
 		if (!(e.data_hits & (1u << i)) || !tickets[i])
 			continue;
@@ -799,7 +800,8 @@ int hw_watch_debug_exit(struct vcpu *vcpu)
 		 */
 		if (seen & (1u << i))
 			continue;
-		seen |= slots_of(vcpu, tickets[i]);
+		watch_slots = slots_of(vcpu, tickets[i]);
+		seen |= watch_slots;
 		pthread_mutex_lock(&hw->lock);
 		w = find_armed(hw, tickets[i]);
 		if (w)
@@ -812,7 +814,7 @@ int hw_watch_debug_exit(struct vcpu *vcpu)
 		 * this vCPU had not yet loaded the disarm.  Counted only.
 		 */
 		if (!w) {
-			mute |= slots_of(vcpu, tickets[i]);
+			mute |= watch_slots;
 			continue;
 		}
 		/*
@@ -843,7 +845,7 @@ int hw_watch_debug_exit(struct vcpu *vcpu)
 		pthread_mutex_unlock(&hw->lock);
 		/* An excused access says nothing of this vCPU's next one. */
 		if (!hit.excused && !hit.runtime)
-			mute |= slots_of(vcpu, tickets[i]);
+			mute |= watch_slots;
 	}
 	if (mute && mute_after_hit(vcpu, mute) == VCPU_STOP)
 		return VCPU_STOP;
