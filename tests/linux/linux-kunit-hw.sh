@@ -23,9 +23,9 @@ f='kernel/kcsan/kcsan_test\.c:[0-9]+'
 # test_assert_exclusive_access, the case before it: it needs an
 # "assert_access / assert_access" report of its own, the case before
 # often prints one, and KCSAN then holds back the same pair for 3 s
-# (CONFIG_KCSAN_REPORT_ONCE_IN_MS) of the 3.5 s the case waits.  Run
-# after it, the case failed in its part in most hw-mode runs, where cases
-# run slower, for want of that one report.
+# (CONFIG_KCSAN_REPORT_ONCE_IN_MS) of the 3.5 s the case waits.  That is
+# one cause of its failing in its part; load is the other, and booted
+# apart it still fails in its part in loaded runs (pass_alone).
 parts='test_assert_exclusive_[bw]*:4 test_assert_exclusive_access:1
 	test_assert_exclusive_access_*:2 test_at*:3 test_[b-d]*:5 test_[e-r]*:7 test_[s-z1]*:7'
 total_passed=0 total_skipped=0 total_reports=0
