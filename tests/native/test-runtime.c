@@ -223,10 +223,14 @@ static void marked_access_forcing_scoped_check(void)
 {
 	csan_cpus[0].skip = 0;
 	racy_read_once(&var_b); /* marked: the check falls through to the scoped ones */
+	/* Only that check may report: the scope's own end must not watch. */
+	csan_cpus[0].skip = LONG_MAX;
 }
 
 static void scoped_writer_a(void)
 {
+	/* Nor may the check that opens the scope. */
+	csan_cpus[0].skip = LONG_MAX;
 	racy_scoped_writer(&var_a, marked_access_forcing_scoped_check);
 	/* The scope ended with the function: nothing left to check. */
 	CHECK(csan_cpus[0].task.scoped == NULL);
@@ -254,6 +258,9 @@ static void test_encoding_and_report(void)
 	CHECK_EQ_U64(count_of(r, "BUG: KCSAN: data-race in racy_read / racy_write"), 1);
 	CHECK_CONTAINS(r, "write to 0x");
 	CHECK_CONTAINS(r, "racy.c:");
+	/* Both stacks go on past the access, into the functions that called it. */
+	CHECK_CONTAINS(r, "read_a+0x");
+	CHECK_CONTAINS(r, "write_a_42+0x");
 	CHECK_CONTAINS(r, "value changed: 0x0000000000000000 -> 0x000000000000002a");
 	/* Both entries are free again. */
 	CHECK_EQ_U64(csan_watchpoints[csan_wp_slot((uintptr_t)&var_a) + 1], CSAN_WP_INVALID);

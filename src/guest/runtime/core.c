@@ -1,116 +1,14 @@
-/* core.c: the compiler's entry points (__tsan_*) and the checking API. */
+/* core.c: the atomic and memory-intrinsic entry points (__tsan_*) and the checking API. */
 #include "internal.h"
 
 /*
- * Every function that gcc 12 and clang 14 call from code built with
- * -fsanitize=thread (as configure picks the flags for freestanding guest
- * code), plus the memory-intrinsic hooks newer compilers emit.  Each is a
- * real function with a frame, so the return address it sees is the
- * access, and the frame walk in report.c finds the instrumented caller
- * right above it.  No tail calls: the build uses
- * -fno-optimize-sibling-calls, which keeps that frame in place.
+ * The atomics, the memory intrinsics and the checking API.  Each does
+ * something after its check, so each is a real function with a frame:
+ * the return address it sees is the access, and the frame walk in
+ * report.c finds the instrumented caller right above it.  No tail calls:
+ * the build uses -fno-optimize-sibling-calls, which keeps that frame in
+ * place.  The per-access entry points are in entry.c.
  */
-
-/* --- plain, unaligned and compound accesses ----------------------------------- */
-
-/*
- * Unaligned variants share the aligned ones' code (clang calls them for
- * under-aligned accesses; the check does not care).  Compound
- * read-modify-writes are clang's -tsan-compound-read-before-write: a write
- * that also reads, never assumed atomic.
- */
-#define DEFINE_TSAN_READ_WRITE(size)                                                               \
-	void __tsan_read##size(void *ptr);                                                         \
-	void __tsan_read##size(void *ptr)                                                          \
-	{                                                                                          \
-		check_access(ptr, size, 0, CSAN_RET_IP);                                           \
-	}                                                                                          \
-	void __tsan_unaligned_read##size(void *ptr) __attribute__((alias("__tsan_read" #size)));   \
-	void __tsan_write##size(void *ptr);                                                        \
-	void __tsan_write##size(void *ptr)                                                         \
-	{                                                                                          \
-		check_access(ptr, size, CSAN_ACCESS_WRITE, CSAN_RET_IP);                           \
-	}                                                                                          \
-	void __tsan_unaligned_write##size(void *ptr) __attribute__((alias("__tsan_write" #size))); \
-	void __tsan_read_write##size(void *ptr);                                                   \
-	void __tsan_read_write##size(void *ptr)                                                    \
-	{                                                                                          \
-		check_access(ptr, size, CSAN_ACCESS_COMPOUND | CSAN_ACCESS_WRITE, CSAN_RET_IP);    \
-	}                                                                                          \
-	void __tsan_unaligned_read_write##size(void *ptr)                                          \
-		__attribute__((alias("__tsan_read_write" #size)))
-
-DEFINE_TSAN_READ_WRITE(1);
-DEFINE_TSAN_READ_WRITE(2);
-DEFINE_TSAN_READ_WRITE(4);
-DEFINE_TSAN_READ_WRITE(8);
-DEFINE_TSAN_READ_WRITE(16);
-
-void __tsan_read_range(void *ptr, size_t size);
-void __tsan_read_range(void *ptr, size_t size)
-{
-	check_access(ptr, size, 0, CSAN_RET_IP);
-}
-
-void __tsan_write_range(void *ptr, size_t size);
-void __tsan_write_range(void *ptr, size_t size)
-{
-	check_access(ptr, size, CSAN_ACCESS_WRITE, CSAN_RET_IP);
-}
-
-/* --- volatile: READ_ONCE and WRITE_ONCE ------------------------------------------ */
-
-/*
- * A volatile access counts as marked when it could be a single untorn
- * load or store: aligned and at most 8 bytes (Linux's READ_ONCE size
- * rule).  A larger or misaligned one is checked like a plain access.
- */
-static __always_inline int volatile_type(const void *ptr, size_t size, int type)
-{
-	bool marked = size <= 8 && ((uintptr_t)ptr & (size - 1)) == 0;
-
-	return type | (marked ? CSAN_ACCESS_ATOMIC : 0);
-}
-
-#define DEFINE_TSAN_VOLATILE_READ_WRITE(size)                                                      \
-	void __tsan_volatile_read##size(void *ptr);                                                \
-	void __tsan_volatile_read##size(void *ptr)                                                 \
-	{                                                                                          \
-		check_access(ptr, size, volatile_type(ptr, size, 0), CSAN_RET_IP);                 \
-	}                                                                                          \
-	void __tsan_unaligned_volatile_read##size(void *ptr)                                       \
-		__attribute__((alias("__tsan_volatile_read" #size)));                              \
-	void __tsan_volatile_write##size(void *ptr);                                               \
-	void __tsan_volatile_write##size(void *ptr)                                                \
-	{                                                                                          \
-		check_access(ptr, size, volatile_type(ptr, size, CSAN_ACCESS_WRITE), CSAN_RET_IP); \
-	}                                                                                          \
-	void __tsan_unaligned_volatile_write##size(void *ptr)                                      \
-		__attribute__((alias("__tsan_volatile_write" #size)))
-
-DEFINE_TSAN_VOLATILE_READ_WRITE(1);
-DEFINE_TSAN_VOLATILE_READ_WRITE(2);
-DEFINE_TSAN_VOLATILE_READ_WRITE(4);
-DEFINE_TSAN_VOLATILE_READ_WRITE(8);
-DEFINE_TSAN_VOLATILE_READ_WRITE(16);
-
-/* --- what the runtime needs not track ------------------------------------------------ */
-
-void __tsan_func_entry(void *call_pc);
-void __tsan_func_entry(void *call_pc)
-{
-}
-
-void __tsan_func_exit(void);
-void __tsan_func_exit(void)
-{
-}
-
-/* Called by each instrumented unit's constructor; csan_init() does the work. */
-void __tsan_init(void);
-void __tsan_init(void)
-{
-}
 
 /* --- atomics: performed here, checked as marked accesses ------------------------------ */
 
@@ -259,9 +157,13 @@ void kcsan_enable_current(void)
 		ctx->disable_count--;
 }
 
+/* Saturating: an unbalanced begin in a loop must not wrap to "not atomic". */
 void kcsan_nestable_atomic_begin(void)
 {
-	get_ctx()->atomic_nest_count++;
+	struct csan_ctx *ctx = get_ctx();
+
+	if (ctx->atomic_nest_count < INT16_MAX)
+		ctx->atomic_nest_count++;
 }
 
 void kcsan_nestable_atomic_end(void)
@@ -282,9 +184,10 @@ void kcsan_flat_atomic_end(void)
 	get_ctx()->in_flat_atomic = false;
 }
 
+/* A count below zero means none (as in Linux), and keeps the fast path. */
 void kcsan_atomic_next(int n)
 {
-	get_ctx()->atomic_next = n;
+	get_ctx()->atomic_next = n > 0 ? n : 0;
 }
 
 void kcsan_set_access_mask(unsigned long mask)
@@ -310,6 +213,7 @@ struct kcsan_scoped_access *kcsan_begin_scoped_access(const volatile void *ptr, 
 	sa->fp = *(const uintptr_t *)__builtin_frame_address(0);
 	sa->next = ctx->scoped;
 	ctx->scoped = sa;
+	ctx->scoped_pending = 1;
 	return sa;
 }
 
@@ -325,5 +229,6 @@ void kcsan_end_scoped_access(struct kcsan_scoped_access *sa)
 			break;
 		}
 	}
+	ctx->scoped_pending = ctx->scoped != NULL;
 	check_access(sa->ptr, sa->size, sa->type, CSAN_RET_IP);
 }

@@ -36,18 +36,23 @@ _Static_assert((CSAN_MAX_CPUS & (CSAN_MAX_CPUS - 1)) == 0, "CPU index is masked"
  */
 struct csan_ctx {
 	int disable_count; /* kcsan_disable_current() depth */
-	/* Side by side, so the fast path tests both with one load. */
+	/*
+	 * Everything that takes an access off the fast path, in one word the
+	 * fast path tests with one compare: zero nearly always.
+	 */
 	union {
 		struct {
-			int atomic_next;       /* this many next accesses count as marked */
-			int atomic_nest_count; /* kcsan_nestable_atomic_begin() depth */
+			int32_t atomic_next;	   /* this many next accesses count as marked */
+			int16_t atomic_nest_count; /* kcsan_nestable_atomic_begin() depth */
+			uint8_t in_flat_atomic;	   /* kcsan_flat_atomic_begin() */
+			uint8_t scoped_pending;	   /* scoped != NULL */
 		};
-		uint64_t atomic_any; /* nonzero: either is */
+		uint64_t unusual;
 	};
-	bool in_flat_atomic;
 	unsigned long access_mask;	    /* ASSERT_EXCLUSIVE_BITS' mask, or 0 */
 	struct kcsan_scoped_access *scoped; /* innermost first */
 };
+_Static_assert(sizeof(((struct csan_ctx *)0)->unusual) == 8, "one word, one compare");
 
 struct csan_cpu {
 	struct csan_ctx task;
@@ -113,9 +118,13 @@ static __always_inline bool csan_is_enabled(const struct csan_ctx *ctx)
  * common answer, no, in three loads and one branch: free (0) and
  * consumed (1) entries OR together to at most 1, while every watchpoint
  * has higher bits set, and a watched write bit 63 (all a read cares
- * about, @expect_write).  Plain loads suffice: the word is read whole,
- * and a stale value only means the race is found a little later or not
- * at all.
+ * about, @expect_write).  Plain loads, not atomic ones: gcc folds plain
+ * loads into the ORs (load, OR, OR: three instructions) but not atomic or
+ * volatile ones (six).  That is safe here: each word is aligned, so it is
+ * read whole by one instruction, the fast path reads it once and only
+ * branches on it, and a stale value only means the race is found a
+ * little later or not at all.  Everything that acts on an entry
+ * (find_watchpoint(), the slow path) reads it atomically.
  */
 static __always_inline bool watchpoints_near(uintptr_t addr, bool expect_write)
 {
@@ -125,7 +134,7 @@ static __always_inline bool watchpoints_near(uintptr_t addr, bool expect_write)
 
 #pragma GCC unroll 8
 	for (i = 0; i < CSAN_NUM_SLOTS; i++)
-		any |= __atomic_load_n(&wp[i], __ATOMIC_RELAXED);
+		any |= wp[i];
 	_Static_assert(CSAN_WP_INVALID <= CSAN_WP_CONSUMED &&
 			       (CSAN_WP_INVALID | CSAN_WP_CONSUMED) == CSAN_WP_CONSUMED &&
 			       (CSAN_WP_CONSUMED & CSAN_WP_WRITE_BIT) == 0,
@@ -184,8 +193,8 @@ static __always_inline bool is_atomic(struct csan_ctx *ctx, uintptr_t addr, size
 	    (size & (size - 1)) == 0 && (addr & (size - 1)) == 0 &&
 	    csan_knob(assume_plain_writes_atomic))
 		return true;
-	/* Outside atomic regions (nearly always): one branch for all three. */
-	if (likely(!(ctx->atomic_any | ctx->in_flat_atomic)))
+	/* Outside atomic regions and scopes (nearly always): one branch. */
+	if (likely(!ctx->unusual))
 		return false;
 	if (ctx->atomic_next > 0) {
 		ctx->atomic_next--;
@@ -288,7 +297,7 @@ static __always_inline void check_access_at(const volatile void *ptr, size_t siz
 		goto slow;
 	c = this_csan_cpu();
 	ctx = cpu_ctx(c);
-	if (unlikely(ctx->atomic_any | ctx->in_flat_atomic | (uintptr_t)ctx->scoped))
+	if (unlikely(ctx->unusual))
 		goto slow;
 	if (is_atomic(ctx, addr, size, type))
 		return;

@@ -280,7 +280,9 @@ __noinline void csan_check_scoped_accesses(void)
 	struct kcsan_scoped_access *head = ctx->scoped, *sa;
 
 	ctx->scoped = NULL;
+	ctx->scoped_pending = 0;
 	for (sa = head; sa; sa = sa->next)
 		check_access_at(sa->ptr, sa->size, sa->type, sa->ip, sa->fp);
 	ctx->scoped = head;
+	ctx->scoped_pending = head != NULL;
 }
