@@ -400,9 +400,12 @@ static void nestable_cpu(void *arg, unsigned cpu)
 	kcsan_disable_current();
 	racy_read(&var_b);
 	/* An interrupt has its own context: checking is on there. */
+	CHECK(csan_check_port());
 	csan_posix_irq_enter();
+	CHECK(csan_check_port());
 	racy_read(&var_b);
 	csan_posix_irq_exit();
+	CHECK(csan_check_port());
 	CHECK_EQ_U64(setups(), n + 6);
 	racy_read(&var_b);
 	kcsan_enable_current();

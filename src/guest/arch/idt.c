@@ -80,6 +80,7 @@ void interrupt_dispatch(struct trap_frame *f)
 	/* For the race detector's port: it keeps interrupt context apart. */
 	me = this_cpu();
 	me->irq_depth++;
+	csan_csanos_irq_enter(me);
 	switch (vector) {
 	case TIMER_VECTOR:
 		/* Only this CPU writes its count; others read it. */
@@ -100,5 +101,6 @@ void interrupt_dispatch(struct trap_frame *f)
 		panic("unexpected interrupt vector %u (0x%x) at rip 0x%lx", vector, vector,
 		      (unsigned long)f->rip);
 	}
+	csan_csanos_irq_exit(me);
 	me->irq_depth--;
 }

@@ -47,6 +47,15 @@
  * the caller.  Linux: __kcsan_check_access().
  */
 void csan_check_access(const volatile void *ptr, size_t size, int type);
+
+/*
+ * csan_check_port - whether the port's fast-path hooks agree, here and
+ * now, with what they stand for: CSAN_PORT_CPU_STATE with the CPU index,
+ * CSAN_PORT_CTX with the interrupt test.  For a port's selftest, in task
+ * context and in an interrupt handler (the bundled kernel's selftest
+ * scenario does both).  True for a port that defines neither.
+ */
+bool csan_check_port(void);
 #define kcsan_check_access(ptr, size, type) csan_check_access(ptr, size, type)
 #define kcsan_check_read(ptr, size)	    csan_check_access(ptr, size, 0)
 #define kcsan_check_write(ptr, size)	    csan_check_access(ptr, size, KCSAN_ACCESS_WRITE)

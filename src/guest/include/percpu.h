@@ -28,6 +28,14 @@ struct percpu {
 	uint32_t in_fault;  /* nested-fault guard (arch/fault.c) */
 	uint32_t irq_depth; /* interrupt handlers running (arch/idt.c) */
 	uint64_t ticks;	    /* local APIC timer interrupts seen */
+	/*
+	 * The race detector's state for this CPU and the context in force
+	 * (task, or interrupt while a handler runs), kept here by its port
+	 * (runtime/port-csanos.c) so its fast path reaches each with one
+	 * GS-relative load.  Opaque to the kernel.
+	 */
+	void *race_cpu;
+	void *race_ctx;
 	struct mailbox mbox;
 } __aligned(64);
 
@@ -53,5 +61,14 @@ static inline unsigned int this_cpu_id(void)
 
 /* percpu_setup - point this CPU's GS base at percpu[cpu]. */
 void percpu_setup(unsigned int cpu);
+
+/*
+ * The race detector's port (runtime/port-csanos.c): fill in @p's race_*
+ * fields, before the CPU runs checked code; switch race_ctx around an
+ * interrupt handler.
+ */
+void csan_csanos_cpu_setup(struct percpu *p);
+void csan_csanos_irq_enter(struct percpu *p);
+void csan_csanos_irq_exit(struct percpu *p);
 
 #endif /* GUEST_PERCPU_H */

@@ -45,6 +45,7 @@ void percpu_setup(unsigned int cpu)
 
 	p->self = p;
 	p->cpu = cpu;
+	csan_csanos_cpu_setup(p);
 	wrmsr(MSR_GS_BASE, (uintptr_t)p);
 }
 

@@ -24,13 +24,13 @@
 	uint##bits##_t __tsan_atomic##bits##_load(const uint##bits##_t *ptr, int mo);              \
 	uint##bits##_t __tsan_atomic##bits##_load(const uint##bits##_t *ptr, int mo)               \
 	{                                                                                          \
-		check_access(ptr, bits / 8, CSAN_ACCESS_ATOMIC, CSAN_RET_IP);                      \
+		check_access(ptr, bits / 8, CSAN_ACCESS_ATOMIC);                      \
 		return __atomic_load_n(ptr, mo);                                                   \
 	}                                                                                          \
 	void __tsan_atomic##bits##_store(uint##bits##_t *ptr, uint##bits##_t v, int mo);           \
 	void __tsan_atomic##bits##_store(uint##bits##_t *ptr, uint##bits##_t v, int mo)            \
 	{                                                                                          \
-		check_access(ptr, bits / 8, CSAN_ACCESS_WRITE | CSAN_ACCESS_ATOMIC, CSAN_RET_IP);  \
+		check_access(ptr, bits / 8, CSAN_ACCESS_WRITE | CSAN_ACCESS_ATOMIC);  \
 		__atomic_store_n(ptr, v, mo);                                                      \
 	}
 
@@ -40,7 +40,7 @@
 	uint##bits##_t __tsan_atomic##bits##_##op(uint##bits##_t *ptr, uint##bits##_t v, int mo);  \
 	uint##bits##_t __tsan_atomic##bits##_##op(uint##bits##_t *ptr, uint##bits##_t v, int mo)   \
 	{                                                                                          \
-		check_access(ptr, bits / 8, ATOMIC_RMW_TYPE, CSAN_RET_IP);                         \
+		check_access(ptr, bits / 8, ATOMIC_RMW_TYPE);                         \
 		return builtin(ptr, v, mo);                                                        \
 	}
 
@@ -50,7 +50,7 @@
 	int __tsan_atomic##bits##_compare_exchange_##strength(                                     \
 		uint##bits##_t *ptr, uint##bits##_t *exp, uint##bits##_t v, int mo, int fail_mo)   \
 	{                                                                                          \
-		check_access(ptr, bits / 8, ATOMIC_RMW_TYPE, CSAN_RET_IP);                         \
+		check_access(ptr, bits / 8, ATOMIC_RMW_TYPE);                         \
 		return __atomic_compare_exchange_n(ptr, exp, v, weak, mo, fail_mo);                \
 	}
 
@@ -60,7 +60,7 @@
 	uint##bits##_t __tsan_atomic##bits##_compare_exchange_val(                                 \
 		uint##bits##_t *ptr, uint##bits##_t exp, uint##bits##_t v, int mo, int fail_mo)    \
 	{                                                                                          \
-		check_access(ptr, bits / 8, ATOMIC_RMW_TYPE, CSAN_RET_IP);                         \
+		check_access(ptr, bits / 8, ATOMIC_RMW_TYPE);                         \
 		__atomic_compare_exchange_n(ptr, &exp, v, 0, mo, fail_mo);                         \
 		return exp;                                                                        \
 	}
@@ -116,23 +116,23 @@ void __tsan_atomic_signal_fence(int mo)
 void *__tsan_memcpy(void *dst, const void *src, size_t len);
 void *__tsan_memcpy(void *dst, const void *src, size_t len)
 {
-	check_access(src, len, 0, CSAN_RET_IP);
-	check_access(dst, len, CSAN_ACCESS_WRITE, CSAN_RET_IP);
+	check_access(src, len, 0);
+	check_access(dst, len, CSAN_ACCESS_WRITE);
 	return __builtin_memcpy(dst, src, len);
 }
 
 void *__tsan_memmove(void *dst, const void *src, size_t len);
 void *__tsan_memmove(void *dst, const void *src, size_t len)
 {
-	check_access(src, len, 0, CSAN_RET_IP);
-	check_access(dst, len, CSAN_ACCESS_WRITE, CSAN_RET_IP);
+	check_access(src, len, 0);
+	check_access(dst, len, CSAN_ACCESS_WRITE);
 	return __builtin_memmove(dst, src, len);
 }
 
 void *__tsan_memset(void *dst, int c, size_t len);
 void *__tsan_memset(void *dst, int c, size_t len)
 {
-	check_access(dst, len, CSAN_ACCESS_WRITE, CSAN_RET_IP);
+	check_access(dst, len, CSAN_ACCESS_WRITE);
 	return __builtin_memset(dst, c, len);
 }
 
@@ -140,7 +140,14 @@ void *__tsan_memset(void *dst, int c, size_t len)
 
 void csan_check_access(const volatile void *ptr, size_t size, int type)
 {
-	check_access(ptr, size, type, CSAN_RET_IP);
+	check_access(ptr, size, type);
+}
+
+bool csan_check_port(void)
+{
+	struct csan_cpu *c = &csan_cpus[csan_port_cpu() & (CSAN_MAX_CPUS - 1)];
+
+	return this_csan_cpu() == c && get_ctx() == (csan_port_in_interrupt() ? &c->irq : &c->task);
 }
 
 void kcsan_disable_current(void)
@@ -205,7 +212,7 @@ struct kcsan_scoped_access *kcsan_begin_scoped_access(const volatile void *ptr, 
 {
 	struct csan_ctx *ctx = get_ctx();
 
-	check_access(ptr, size, type, CSAN_RET_IP);
+	check_access(ptr, size, type);
 	sa->ptr = ptr;
 	sa->size = size;
 	sa->type = type;
@@ -230,5 +237,5 @@ void kcsan_end_scoped_access(struct kcsan_scoped_access *sa)
 		}
 	}
 	ctx->scoped_pending = ctx->scoped != NULL;
-	check_access(sa->ptr, sa->size, sa->type, CSAN_RET_IP);
+	check_access(sa->ptr, sa->size, sa->type);
 }

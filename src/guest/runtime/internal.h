@@ -274,8 +274,11 @@ __attribute__((cold)) void csan_check_access_slow(const volatile void *ptr, size
 
 /*
  * The fast path, inlined into every entry point.  @ip is the access (a
- * return address into the instrumented code); @anchor_fp, when not 0, is
- * the frame the access's stack starts from (scoped checks, see report.c).
+ * return address into the instrumented code), or 0 for the return
+ * address of the entry point this is inlined into: then only the slow
+ * paths read it, and the fast path does not load it at all.  @anchor_fp,
+ * when not 0, is the frame the access's stack starts from (scoped
+ * checks, see report.c).
  *
  * It does what check_access_full() does when nothing is unusual: no
  * watchpoint near, a context with no atomic region, no atomic_next and
@@ -303,16 +306,16 @@ static __always_inline void check_access_at(const volatile void *ptr, size_t siz
 		return;
 	if (likely(--c->skip >= 0))
 		return;
-	csan_setup_watchpoint(ptr, size, type, ip, anchor_fp);
+	csan_setup_watchpoint(ptr, size, type, ip ? ip : CSAN_RET_IP, anchor_fp);
 	return;
 slow:
-	csan_check_access_slow(ptr, size, type, ip, anchor_fp);
+	csan_check_access_slow(ptr, size, type, ip ? ip : CSAN_RET_IP, anchor_fp);
 }
 
-static __always_inline void check_access(const volatile void *ptr, size_t size, int type,
-					 uintptr_t ip)
+/* An access made by the caller of the entry point this is inlined into. */
+static __always_inline void check_access(const volatile void *ptr, size_t size, int type)
 {
-	check_access_at(ptr, size, type, ip, 0);
+	check_access_at(ptr, size, type, 0, 0);
 }
 
 /* report.c */

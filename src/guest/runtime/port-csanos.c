@@ -28,6 +28,30 @@ uint64_t csan_port_time_us(void)
 	return uptime_us();
 }
 
+/*
+ * The fast path's pointers (port-csanos.h).  Set before the CPU loads its
+ * GS base, so they are there from its first checked access on; the
+ * entries are static, so this may run before csan_init().
+ */
+void csan_csanos_cpu_setup(struct percpu *p)
+{
+	struct csan_cpu *c = &csan_cpus[p->cpu & (CSAN_MAX_CPUS - 1)];
+
+	p->race_cpu = c;
+	p->race_ctx = &c->task;
+}
+
+/* Interrupt handlers do not nest here (interrupt gates), so no depth is kept. */
+void csan_csanos_irq_enter(struct percpu *p)
+{
+	p->race_ctx = &((struct csan_cpu *)p->race_cpu)->irq;
+}
+
+void csan_csanos_irq_exit(struct percpu *p)
+{
+	p->race_ctx = &((struct csan_cpu *)p->race_cpu)->task;
+}
+
 /* The TSC's low bits are what varies between runs and CPUs. */
 uint32_t csan_port_random(void)
 {

@@ -22,7 +22,8 @@
  *   CSAN_PORT_STACK_SIZE
  *       The size of a kernel stack: stack walks never go further.
  *
- * and may define, to make the fast path shorter (see port-posix.h):
+ * and may define, to make the fast path shorter (both bundled ports do;
+ * csan_check_port() tests them):
  *
  *   CSAN_PORT_CPU_STATE, static inline struct csan_cpu *csan_port_cpu_state(void);
  *       This CPU's entry of csan_cpus[], without the index arithmetic.

@@ -1,5 +1,7 @@
 /* selftest.c: the platform selftest: CPUs, timer interrupts, a shared lock. */
+#include "csan.h"
 #include "scenario.h"
+#include "traps.h"
 
 /*
  * Increments per CPU.  Each takes ~20 instructions with the lock, so even
@@ -13,9 +15,26 @@
 static spinlock_t counter_lock = SPINLOCK_INIT;
 static uint64_t counter;
 
+/* The race detector's port, checked on every CPU, in task and in interrupt context. */
+static uint32_t port_wrong, port_irq_checked;
+
+static void check_port(void)
+{
+	if (!csan_check_port())
+		__atomic_fetch_add(&port_wrong, 1, __ATOMIC_RELAXED);
+}
+
+static void check_port_in_tick(void)
+{
+	check_port();
+	__atomic_fetch_add(&port_irq_checked, 1, __ATOMIC_RELAXED);
+}
+
 static void count_under_lock(void *arg)
 {
 	unsigned int i;
+
+	check_port();
 
 	for (i = 0; i < INCREMENTS_PER_CPU; i++) {
 		spin_lock(&counter_lock);
@@ -45,6 +64,7 @@ static int selftest_run(void)
 {
 	unsigned int ncpus = csan_ncpus(), expected = csan_cpus_expected(), slowest = 0;
 	uint64_t want = (uint64_t)ncpus * INCREMENTS_PER_CPU, ticks, deadline;
+	uint32_t wrong, in_irq;
 
 	csan_result_add("cpus=%u", ncpus);
 	if (ncpus != expected) {
@@ -53,14 +73,24 @@ static int selftest_run(void)
 		return 1;
 	}
 
+	timer_hook_set(check_port_in_tick);
 	csan_run_on_cpus(count_under_lock, NULL);
 
 	/* Every CPU's timer has been running since it came up; give it time. */
 	deadline = deadline_after_us(TICKS_TIMEOUT_US);
 	while ((ticks = min_ticks(ncpus, &slowest)) < MIN_TICKS && !deadline_passed(deadline))
 		halt();
+	timer_hook_set(NULL);
 
 	csan_result_add("ticks=%lu counter=%lu", (unsigned long)ticks, (unsigned long)counter);
+	wrong = __atomic_load_n(&port_wrong, __ATOMIC_RELAXED);
+	in_irq = __atomic_load_n(&port_irq_checked, __ATOMIC_RELAXED);
+	if (wrong || !in_irq) {
+		printk("selftest: the race detector's port hooks were wrong %u times (%u checks in interrupt handlers)\n",
+		       wrong, in_irq);
+		csan_result_add("reason=port-hooks");
+		return 1;
+	}
 	if (counter != want) {
 		printk("selftest: counter is %lu, want %lu: the spinlock lost updates\n",
 		       (unsigned long)counter, (unsigned long)want);
