@@ -1,4 +1,4 @@
-/* selftest.c: the platform selftest: CPUs, timer interrupts, a shared lock. */
+/* selftest.c: the platform selftest: CPUs, timer interrupts, a shared lock, the port hooks. */
 #include "csan.h"
 #include "scenario.h"
 #include "traps.h"
@@ -108,5 +108,6 @@ static int selftest_run(void)
 
 CSAN_SCENARIO(
 	"selftest",
-	"platform check: all CPUs online, timer interrupts on each, a spinlock-protected counter",
+	"platform check: all CPUs online, timer interrupts on each, a spinlock-protected counter, "
+	"the race detector's port hooks",
 	selftest_run, 0);
