@@ -24,13 +24,13 @@
 	uint##bits##_t __tsan_atomic##bits##_load(const uint##bits##_t *ptr, int mo);              \
 	uint##bits##_t __tsan_atomic##bits##_load(const uint##bits##_t *ptr, int mo)               \
 	{                                                                                          \
-		check_access(ptr, bits / 8, CSAN_ACCESS_ATOMIC);                      \
+		check_access(ptr, bits / 8, CSAN_ACCESS_ATOMIC);                                   \
 		return __atomic_load_n(ptr, mo);                                                   \
 	}                                                                                          \
 	void __tsan_atomic##bits##_store(uint##bits##_t *ptr, uint##bits##_t v, int mo);           \
 	void __tsan_atomic##bits##_store(uint##bits##_t *ptr, uint##bits##_t v, int mo)            \
 	{                                                                                          \
-		check_access(ptr, bits / 8, CSAN_ACCESS_WRITE | CSAN_ACCESS_ATOMIC);  \
+		check_access(ptr, bits / 8, CSAN_ACCESS_WRITE | CSAN_ACCESS_ATOMIC);               \
 		__atomic_store_n(ptr, v, mo);                                                      \
 	}
 
@@ -40,7 +40,7 @@
 	uint##bits##_t __tsan_atomic##bits##_##op(uint##bits##_t *ptr, uint##bits##_t v, int mo);  \
 	uint##bits##_t __tsan_atomic##bits##_##op(uint##bits##_t *ptr, uint##bits##_t v, int mo)   \
 	{                                                                                          \
-		check_access(ptr, bits / 8, ATOMIC_RMW_TYPE);                         \
+		check_access(ptr, bits / 8, ATOMIC_RMW_TYPE);                                      \
 		return builtin(ptr, v, mo);                                                        \
 	}
 
@@ -50,7 +50,7 @@
 	int __tsan_atomic##bits##_compare_exchange_##strength(                                     \
 		uint##bits##_t *ptr, uint##bits##_t *exp, uint##bits##_t v, int mo, int fail_mo)   \
 	{                                                                                          \
-		check_access(ptr, bits / 8, ATOMIC_RMW_TYPE);                         \
+		check_access(ptr, bits / 8, ATOMIC_RMW_TYPE);                                      \
 		return __atomic_compare_exchange_n(ptr, exp, v, weak, mo, fail_mo);                \
 	}
 
@@ -60,7 +60,7 @@
 	uint##bits##_t __tsan_atomic##bits##_compare_exchange_val(                                 \
 		uint##bits##_t *ptr, uint##bits##_t exp, uint##bits##_t v, int mo, int fail_mo)    \
 	{                                                                                          \
-		check_access(ptr, bits / 8, ATOMIC_RMW_TYPE);                         \
+		check_access(ptr, bits / 8, ATOMIC_RMW_TYPE);                                      \
 		__atomic_compare_exchange_n(ptr, &exp, v, 0, mo, fail_mo);                         \
 		return exp;                                                                        \
 	}

@@ -27,19 +27,19 @@
 	void __tsan_read##size(void *ptr);                                                         \
 	void __tsan_read##size(void *ptr)                                                          \
 	{                                                                                          \
-		check_access(ptr, size, 0);                                           \
+		check_access(ptr, size, 0);                                                        \
 	}                                                                                          \
 	void __tsan_unaligned_read##size(void *ptr) __attribute__((alias("__tsan_read" #size)));   \
 	void __tsan_write##size(void *ptr);                                                        \
 	void __tsan_write##size(void *ptr)                                                         \
 	{                                                                                          \
-		check_access(ptr, size, CSAN_ACCESS_WRITE);                           \
+		check_access(ptr, size, CSAN_ACCESS_WRITE);                                        \
 	}                                                                                          \
 	void __tsan_unaligned_write##size(void *ptr) __attribute__((alias("__tsan_write" #size))); \
 	void __tsan_read_write##size(void *ptr);                                                   \
 	void __tsan_read_write##size(void *ptr)                                                    \
 	{                                                                                          \
-		check_access(ptr, size, CSAN_ACCESS_COMPOUND | CSAN_ACCESS_WRITE);    \
+		check_access(ptr, size, CSAN_ACCESS_COMPOUND | CSAN_ACCESS_WRITE);                 \
 	}                                                                                          \
 	void __tsan_unaligned_read_write##size(void *ptr)                                          \
 		__attribute__((alias("__tsan_read_write" #size)))
@@ -80,14 +80,14 @@ static __always_inline int volatile_type(const void *ptr, size_t size, int type)
 	void __tsan_volatile_read##size(void *ptr);                                                \
 	void __tsan_volatile_read##size(void *ptr)                                                 \
 	{                                                                                          \
-		check_access(ptr, size, volatile_type(ptr, size, 0));                 \
+		check_access(ptr, size, volatile_type(ptr, size, 0));                              \
 	}                                                                                          \
 	void __tsan_unaligned_volatile_read##size(void *ptr)                                       \
 		__attribute__((alias("__tsan_volatile_read" #size)));                              \
 	void __tsan_volatile_write##size(void *ptr);                                               \
 	void __tsan_volatile_write##size(void *ptr)                                                \
 	{                                                                                          \
-		check_access(ptr, size, volatile_type(ptr, size, CSAN_ACCESS_WRITE)); \
+		check_access(ptr, size, volatile_type(ptr, size, CSAN_ACCESS_WRITE));              \
 	}                                                                                          \
 	void __tsan_unaligned_volatile_write##size(void *ptr)                                      \
 		__attribute__((alias("__tsan_volatile_write" #size)))
@@ -115,4 +115,3 @@ void __tsan_init(void);
 void __tsan_init(void)
 {
 }
-

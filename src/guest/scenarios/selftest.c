@@ -86,7 +86,8 @@ static int selftest_run(void)
 	wrong = __atomic_load_n(&port_wrong, __ATOMIC_RELAXED);
 	in_irq = __atomic_load_n(&port_irq_checked, __ATOMIC_RELAXED);
 	if (wrong || !in_irq) {
-		printk("selftest: the race detector's port hooks were wrong %u times (%u checks in interrupt handlers)\n",
+		printk("selftest: the race detector's port hooks were wrong %u times (%u checks in "
+		       "interrupt handlers)\n",
 		       wrong, in_irq);
 		csan_result_add("reason=port-hooks");
 		return 1;
