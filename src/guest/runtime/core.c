@@ -145,9 +145,9 @@ void csan_check_access(const volatile void *ptr, size_t size, int type)
 
 bool csan_check_port(void)
 {
-	struct csan_cpu *c = &csan_cpus[csan_port_cpu() & (CSAN_MAX_CPUS - 1)];
+	struct csan_cpu *c = csan_cpu_at(csan_port_cpu());
 
-	return this_csan_cpu() == c && get_ctx() == (csan_port_in_interrupt() ? &c->irq : &c->task);
+	return this_csan_cpu() == c && get_ctx() == csan_ctx_of(c, csan_port_in_interrupt());
 }
 
 void kcsan_disable_current(void)
@@ -219,8 +219,7 @@ struct kcsan_scoped_access *kcsan_begin_scoped_access(const volatile void *ptr, 
 	sa->ip = CSAN_RET_IP;
 	sa->fp = *(const uintptr_t *)__builtin_frame_address(0);
 	sa->next = ctx->scoped;
-	ctx->scoped = sa;
-	ctx->scoped_pending = 1;
+	csan_ctx_set_scoped(ctx, sa);
 	return sa;
 }
 
@@ -236,6 +235,6 @@ void kcsan_end_scoped_access(struct kcsan_scoped_access *sa)
 			break;
 		}
 	}
-	ctx->scoped_pending = ctx->scoped != NULL;
+	csan_ctx_set_scoped(ctx, ctx->scoped);
 	check_access(sa->ptr, sa->size, sa->type);
 }

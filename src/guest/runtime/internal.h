@@ -45,7 +45,7 @@ struct csan_ctx {
 			int32_t atomic_next;	   /* this many next accesses count as marked */
 			int16_t atomic_nest_count; /* kcsan_nestable_atomic_begin() depth */
 			uint8_t in_flat_atomic;	   /* kcsan_flat_atomic_begin() */
-			uint8_t scoped_pending;	   /* scoped != NULL */
+			uint8_t scoped_pending;	   /* scoped != NULL: csan_ctx_set_scoped() */
 		};
 		uint64_t unusual;
 	};
@@ -74,6 +74,18 @@ static inline void csan_counter_add(enum csan_counter c, long v)
 }
 #define csan_counter_inc(c) csan_counter_add(c, 1)
 
+/* CPU @cpu's entry; masked: a bad port answer must not write outside the array. */
+static __always_inline struct csan_cpu *csan_cpu_at(unsigned int cpu)
+{
+	return &csan_cpus[cpu & (CSAN_MAX_CPUS - 1)];
+}
+
+/* The context of CPU @c in force in interrupt handlers (@in_irq) or tasks. */
+static __always_inline struct csan_ctx *csan_ctx_of(struct csan_cpu *c, bool in_irq)
+{
+	return in_irq ? &c->irq : &c->task;
+}
+
 /*
  * A port that can keep a pointer to its CPU's entry at hand (the POSIX
  * port: a thread-local) defines CSAN_PORT_CPU_STATE and saves the
@@ -84,8 +96,7 @@ static __always_inline struct csan_cpu *this_csan_cpu(void)
 #ifdef CSAN_PORT_CPU_STATE
 	return csan_port_cpu_state();
 #else
-	/* Masked: a bad port answer must not write outside the array. */
-	return &csan_cpus[csan_port_cpu() & (CSAN_MAX_CPUS - 1)];
+	return csan_cpu_at(csan_port_cpu());
 #endif
 }
 
@@ -99,8 +110,15 @@ static __always_inline struct csan_ctx *cpu_ctx(struct csan_cpu *c)
 #ifdef CSAN_PORT_CTX
 	return csan_port_ctx();
 #else
-	return csan_port_in_interrupt() ? &c->irq : &c->task;
+	return csan_ctx_of(c, csan_port_in_interrupt());
 #endif
+}
+
+/* Set @ctx's scoped list and the fast path's word that says it is not empty. */
+static inline void csan_ctx_set_scoped(struct csan_ctx *ctx, struct kcsan_scoped_access *head)
+{
+	ctx->scoped = head;
+	ctx->scoped_pending = head != NULL;
 }
 
 static __always_inline struct csan_ctx *get_ctx(void)

@@ -35,21 +35,21 @@ uint64_t csan_port_time_us(void)
  */
 void csan_csanos_cpu_setup(struct percpu *p)
 {
-	struct csan_cpu *c = &csan_cpus[p->cpu & (CSAN_MAX_CPUS - 1)];
+	struct csan_cpu *c = csan_cpu_at(p->cpu);
 
 	p->race_cpu = c;
-	p->race_ctx = &c->task;
+	p->race_ctx = csan_ctx_of(c, false);
 }
 
 /* Interrupt handlers do not nest here (interrupt gates), so no depth is kept. */
 void csan_csanos_irq_enter(struct percpu *p)
 {
-	p->race_ctx = &((struct csan_cpu *)p->race_cpu)->irq;
+	p->race_ctx = csan_ctx_of(p->race_cpu, true);
 }
 
 void csan_csanos_irq_exit(struct percpu *p)
 {
-	p->race_ctx = &((struct csan_cpu *)p->race_cpu)->task;
+	p->race_ctx = csan_ctx_of(p->race_cpu, false);
 }
 
 /* The TSC's low bits are what varies between runs and CPUs. */

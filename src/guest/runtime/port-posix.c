@@ -132,9 +132,9 @@ __attribute__((noinline)) void csan_posix_run_on_cpu(unsigned int cpu, void (*fn
 	const uintptr_t caller_fp = frame[0];
 
 	csan_posix_cpu_id = cpu & (CSAN_MAX_CPUS - 1);
-	csan_posix_cpu_state = &csan_cpus[csan_posix_cpu_id];
+	csan_posix_cpu_state = csan_cpu_at(csan_posix_cpu_id);
 	csan_posix_irq_depth = 0;
-	csan_posix_ctx = &csan_posix_cpu_state->task;
+	csan_posix_ctx = csan_ctx_of(csan_posix_cpu_state, false);
 	__atomic_store_n(&cpu_tid[csan_posix_cpu_id], (uint32_t)gettid(), __ATOMIC_RELAXED);
 	frame[0] = 0;
 	__asm__ __volatile__("" ::: "memory");
@@ -147,7 +147,7 @@ __attribute__((noinline)) void csan_posix_run_on_cpu(unsigned int cpu, void (*fn
 void csan_posix_irq_enter(void)
 {
 	if (csan_posix_irq_depth++ == 0)
-		csan_posix_ctx = &csan_posix_cpu_state->irq;
+		csan_posix_ctx = csan_ctx_of(csan_posix_cpu_state, true);
 	__asm__ __volatile__("" ::: "memory");
 }
 
@@ -155,5 +155,5 @@ void csan_posix_irq_exit(void)
 {
 	__asm__ __volatile__("" ::: "memory");
 	if (--csan_posix_irq_depth == 0)
-		csan_posix_ctx = &csan_posix_cpu_state->task;
+		csan_posix_ctx = csan_ctx_of(csan_posix_cpu_state, false);
 }

@@ -279,10 +279,8 @@ __noinline void csan_check_scoped_accesses(void)
 	struct csan_ctx *ctx = get_ctx();
 	struct kcsan_scoped_access *head = ctx->scoped, *sa;
 
-	ctx->scoped = NULL;
-	ctx->scoped_pending = 0;
+	csan_ctx_set_scoped(ctx, NULL);
 	for (sa = head; sa; sa = sa->next)
 		check_access_at(sa->ptr, sa->size, sa->type, sa->ip, sa->fp);
-	ctx->scoped = head;
-	ctx->scoped_pending = head != NULL;
+	csan_ctx_set_scoped(ctx, head);
 }
