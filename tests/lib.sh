@@ -20,6 +20,28 @@ out="$work/stdout"
 err="$work/stderr"
 carry_files=""
 
+# The machine, shared or alone.  `make -j2 check` runs two tests at once,
+# and most of them are an emulated host that wants both cores.  That only
+# slows them, but Linux's KUnit cases wait a fixed wall-clock time for
+# KCSAN's report (CONFIG_KCSAN_REPORT_ONCE_IN_MS + 500 ms), and beside
+# another emulated host they run out of it: run alone in hw mode,
+# test_assert_exclusive_access_writer failed 2 of 20 times on an idle
+# machine and 9 of 12 with two such runs at once (2026-12-05).  So every
+# shell test holds the machine shared while it runs (fd 5, inherited by
+# what it starts, released when all of that ends), and a test that calls
+# machine_alone runs with no other test beside it from then on.  The gate
+# (fd 4) keeps tests that start while it waits from going ahead of it.
+machine_lock="$top_builddir/tests/machine.lock"
+exec 4>>"$machine_lock.gate" 5>>"$machine_lock" ||
+	{ echo "ERROR: cannot create $machine_lock (is the build tree writable?)"; exit 99; }
+flock 4 && flock -s 5 && flock -u 4
+# machine_alone: wait until no other test runs, and keep it so.  The shared
+# hold is dropped before the gate is taken: two tests calling this at once
+# would otherwise each wait for the other's shared hold.
+machine_alone() {
+	flock -u 5 && flock 4 && flock 5 && flock -u 4
+}
+
 # The watch mode this run tests: run_vmm passes --watch=hw in the "hw"
 # environment, and tests check "watch mode: $watch_mode" and pick their
 # expectations by it where the two modes differ (../shared/ZOO.md).

@@ -8,6 +8,8 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/linux/lib.sh"
 require_linux
+# Each case waits a fixed time for its report: no other test beside it.
+machine_alone
 qemu=${QEMU_SYSTEM:-qemu-system-x86_64}
 command -v "$qemu" >/dev/null 2>&1 || fail "$qemu not found (tools/install-deps.sh installs it)"
 
