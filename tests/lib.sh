@@ -106,7 +106,12 @@ require_emulated_host() {
 
 # run_host ARGS...: csan-vmm ARGS on this machine, as a user runs it (no
 # --host added), under the wall-clock ceiling; sets $rc, fills $out/$err.
+# A run the emulated host's known fault ended is made again.
 run_host() {
+	retry_nested_state_lost run_host_once "$@"
+}
+
+run_host_once() {
 	timeout "$VMM_WALL_LIMIT" "$VMM" "$@" </dev/null >"$out" 2>"$err"
 	rc=$?
 	[ "$rc" != 124 ] || fail "csan-vmm still running after ${VMM_WALL_LIMIT}s"
@@ -142,11 +147,13 @@ run_vmm() {
 # "Known faults"), never seen on a real KVM.  Says so when it is.
 nested_state_lost() {
 	# Its third face: the whole emulated host stops (QEMU exits) mid-run,
-	# or its own kernel locks up and the harness stops it; the harness
-	# says which, and csan-vmm passes it on with status 2.
+	# its own kernel locks up, or its console falls silent (a boot that
+	# does is booted again once by the harness itself), and the harness
+	# stops it; the harness says which, and csan-vmm passes it on with
+	# status 2.
 	if { [ "$rc" = 2 ] || [ "$rc" = 125 ]; } &&
-		grep -Eq "the emulated host stopped while running|the emulated host's kernel locked up while running" "$err"; then
-		echo "emulated host: it stopped or locked up while running the guest (the emulated host's"
+		grep -Eq "the emulated host stopped while running|the emulated host's kernel locked up while running|the emulated host fell silent while" "$err"; then
+		echo "emulated host: it stopped, locked up or fell silent (the emulated host's"
 		echo "known fault: docs/harness.md); this run's stderr, then another run:"
 		cat "$err"
 		return 0

@@ -19,6 +19,10 @@ ln -sf /proc/self/fd/2 /dev/stderr
 mount -t sysfs sysfs /sys
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 exec </dev/null >/dev/ttyS0 2>&1
+# A sign of life on the console every 5 s, from the start: emuhost stops
+# an emulated host whose console falls silent (TCG can freeze it whole,
+# where its own watchdog cannot speak either).
+(while :; do echo emuhost-alive; sleep 5; done) &
 
 # Raw mode: no \n -> \r\n translation, so binary output passes unchanged.
 for n in 1 2 3; do

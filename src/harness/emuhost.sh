@@ -9,9 +9,9 @@
 #
 # Exit status: COMMAND's own; 77 when the harness cannot run here (one line
 # on stderr says what is missing); 125 when the emulated host failed (did not
-# boot, kernel panic, --timeout expired, bad usage).  A first SIGINT, SIGTERM
-# or SIGHUP is passed on to COMMAND, which then has 60 s to finish; a second
-# one stops QEMU at once.  See docs/harness.md.  csan-vmm --host=emulated
+# boot, its kernel panicked or locked up, it fell silent, --timeout expired,
+# bad usage).  A first SIGINT, SIGTERM or SIGHUP is passed on to COMMAND,
+# which then has 60 s to finish; a second one stops QEMU at once.  See docs/harness.md.  csan-vmm --host=emulated
 # runs itself through this script (installed in csan-vmm's libexec directory).
 set -u
 
@@ -302,8 +302,8 @@ cleanup() {
 	fi
 	[ -n "$grace_pid" ] && kill "$grace_pid" 2>/dev/null
 	grace_pid=""
-	[ -n "$lockup_pid" ] && kill "$lockup_pid" 2>/dev/null
-	lockup_pid=""
+	[ -n "$watcher_pid" ] && kill "$watcher_pid" 2>/dev/null
+	watcher_pid=""
 	[ -n "$tmp" ] && release_readers
 	[ -n "$tmp" ] && rm -rf "$tmp"
 	tmp=""
@@ -342,15 +342,30 @@ console_lockup_s() {
 }
 
 # In the background: stop QEMU once a CPU has been stuck for $lockup_s
-# seconds, and leave a note for the exit path.
-watch_lockup() {
-	local stuck
-	while sleep 5; do
+# seconds, or once its console (where the init script says it is alive
+# every 5 s) has been silent for $silent_s seconds, and leave a note for
+# the exit path.  The console also covers the boot, before the init
+# script runs: the kernel's first lines come within seconds.
+watch_host() {
+	local stuck size last_size=-1 quiet=0
+	while sleep 1; do
 		stuck=$(console_lockup_s "$tmp/console")
-		[ "$stuck" -ge "$lockup_s" ] || continue
-		echo "$stuck" >"$tmp/lockup"
-		kill -TERM "$1" 2>/dev/null
-		return
+		if [ "$stuck" -ge "$lockup_s" ]; then
+			echo "$stuck" >"$tmp/lockup"
+			kill -TERM "$1" 2>/dev/null
+			return
+		fi
+		size=$(stat -c %s "$tmp/console" 2>/dev/null || echo 0)
+		if [ "$size" != "$last_size" ]; then
+			last_size=$size quiet=0
+			continue
+		fi
+		quiet=$((quiet + 1))
+		if [ "$quiet" -ge "$silent_s" ]; then
+			echo "$quiet" >"$tmp/silent"
+			kill -TERM "$1" 2>/dev/null
+			return
+		fi
 	done
 }
 
@@ -367,9 +382,9 @@ explain_failure() {
 	if grep -Eq "$oops" "$tmp/console" 2>/dev/null; then
 		say "its console, from the first kernel report:"
 		sed -En "/$oops/,\$p" "$tmp/console" | head -n 25 | sed 's/^/  | /' >&2
-	elif [ -s "$tmp/console" ]; then
+	elif grep -qv '^emuhost-alive' "$tmp/console" 2>/dev/null; then
 		say "last lines of its console:"
-		tail -n 15 "$tmp/console" | sed 's/^/  | /' >&2
+		grep -v '^emuhost-alive' "$tmp/console" | tail -n 15 | sed 's/^/  | /' >&2
 	else
 		[ -n "$log" ] || say "its kernel printed nothing (did not start; is --memory $memory MB enough?)"
 		return
@@ -463,8 +478,8 @@ run_command() {
 		</dev/null >"$tmp/qemu.log" 2>&1 &
 	qemu_pid=$!
 	# Its sleeps must not hold COMMAND's output open after the run ends.
-	(trap '' INT && watch_lockup "$qemu_pid") </dev/null >/dev/null 2>&1 &
-	lockup_pid=$!
+	(trap '' INT && watch_host "$qemu_pid") </dev/null >/dev/null 2>&1 &
+	watcher_pid=$!
 	trap 'forward_signal INT' INT
 	trap 'forward_signal TERM' TERM
 	trap 'forward_signal HUP' HUP
@@ -476,9 +491,9 @@ run_command() {
 		break
 	done
 	qemu_pid=""
-	kill "$lockup_pid" 2>/dev/null
-	wait "$lockup_pid" 2>/dev/null
-	lockup_pid=""
+	kill "$watcher_pid" 2>/dev/null
+	wait "$watcher_pid" 2>/dev/null
+	watcher_pid=""
 	trap 'on_signal INT' INT
 	trap 'on_signal TERM' TERM
 	trap 'on_signal HUP' HUP
@@ -505,7 +520,22 @@ run_command() {
 		cleanup
 		skip "kvm does not work in the emulated host ($QEMU -cpu EPYC must offer SVM): $reason"
 	fi
-	if [ -s "$tmp/lockup" ]; then
+	# Fallen silent before COMMAND started: nothing of it ran, so boot
+	# again, once (the known fault comes and goes: docs/harness.md).
+	if [ -s "$tmp/silent" ] && [ "${started:-0}" = 0 ] && [ "$boot_attempt" = 1 ]; then
+		say "the emulated host fell silent while booting (nothing on its console for $(cat "$tmp/silent") s); QEMU stopped, booting it again"
+		cleanup
+		CSAN_HARNESS_BOOT_ATTEMPT=2 exec "$0" "${given_args[@]}"
+	fi
+	if [ -s "$tmp/silent" ]; then
+		if [ "${started:-0}" -gt 0 ]; then
+			say "the emulated host fell silent while running '${command[*]}' (nothing on its console for $(cat "$tmp/silent") s); QEMU stopped"
+		else
+			say "the emulated host fell silent while booting, twice (nothing on its console for $(cat "$tmp/silent") s); QEMU stopped"
+			explain_failure
+		fi
+		say "that is the emulated host's fault, not the guest's (docs/harness.md): run again"
+	elif [ -s "$tmp/lockup" ]; then
 		say "the emulated host's kernel locked up while running '${command[*]}' (a CPU stuck for $(cat "$tmp/lockup") s: $(grep -m 1 'soft lockup' "$tmp/console" | tr -d '\r' | sed 's/^\[[^]]*\] //')); QEMU stopped"
 		say "that is the emulated host's fault, not the guest's (docs/harness.md): run again"
 	elif [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
@@ -550,10 +580,16 @@ check() {
 
 cpus=2 memory=2048 timeout=600 mode=run stdin=0
 files=() outputs=()
-tmp="" qemu_pid="" cat_pids=() stdin_pid="" grace_pid="" lockup_pid="" forwarded=""
+tmp="" qemu_pid="" cat_pids=() stdin_pid="" grace_pid="" watcher_pid="" forwarded=""
 # How long a CPU of the emulated host may be stuck before the run stops
 # (watch_lockup); its kernel's first soft-lockup report comes at about 20 s.
 lockup_s=${CSAN_HARNESS_LOCKUP_S:-120}
+# How long its console may be silent (watch_host); the init script speaks
+# every 5 s.
+silent_s=${CSAN_HARNESS_SILENT_S:-90}
+# A boot that fell silent is tried again once (run_command).
+boot_attempt=${CSAN_HARNESS_BOOT_ATTEMPT:-1}
+given_args=("$@")
 while [ $# -gt 0 ]; do
 	case $1 in
 	--setup) mode=setup ;;
@@ -586,6 +622,8 @@ for n in "$cpus" "$memory" "$timeout"; do
 done
 [[ $lockup_s =~ ^[1-9][0-9]*$ ]] ||
 	die "CSAN_HARNESS_LOCKUP_S=$lockup_s: give a whole number of seconds (default 120)"
+[[ $silent_s =~ ^[1-9][0-9]*$ ]] ||
+	die "CSAN_HARNESS_SILENT_S=$silent_s: give a whole number of seconds (default 90)"
 command=("$@")
 
 check_tools
