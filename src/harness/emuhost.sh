@@ -11,8 +11,9 @@
 # on stderr says what is missing); 125 when the emulated host failed (did not
 # boot, its kernel panicked or locked up, it fell silent, --timeout expired,
 # bad usage).  A first SIGINT, SIGTERM or SIGHUP is passed on to COMMAND,
-# which then has 60 s to finish; a second one stops QEMU at once.  See docs/harness.md.  csan-vmm --host=emulated
-# runs itself through this script (installed in csan-vmm's libexec directory).
+# which then has 60 s to finish; a second one stops QEMU at once.  See
+# docs/harness.md.  csan-vmm --host=emulated runs itself through this script
+# (installed in csan-vmm's libexec directory).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -344,8 +345,9 @@ console_lockup_s() {
 # In the background: stop QEMU once a CPU has been stuck for $lockup_s
 # seconds, or once its console (where the init script says it is alive
 # every 5 s) has been silent for $silent_s seconds, and leave a note for
-# the exit path.  The console also covers the boot, before the init
-# script runs: the kernel's first lines come within seconds.
+# the exit path.  Before the init script first speaks, the kernel boots
+# quiet and the console may stay silent for some seconds (more than 5 on
+# a loaded machine, tests/host/emuhost-silent.sh): far below the limit.
 watch_host() {
 	local stuck size last_size=-1 quiet=0
 	while sleep 1; do
@@ -582,7 +584,7 @@ cpus=2 memory=2048 timeout=600 mode=run stdin=0
 files=() outputs=()
 tmp="" qemu_pid="" cat_pids=() stdin_pid="" grace_pid="" watcher_pid="" forwarded=""
 # How long a CPU of the emulated host may be stuck before the run stops
-# (watch_lockup); its kernel's first soft-lockup report comes at about 20 s.
+# (watch_host); its kernel's first soft-lockup report comes at about 20 s.
 lockup_s=${CSAN_HARNESS_LOCKUP_S:-120}
 # How long its console may be silent (watch_host); the init script speaks
 # every 5 s.
