@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include "fake-vm.h"
-#include "vmm/hc_attach.h"
-#include "vmm/hc_report.h"
-#include "vmm/hw_watch.h"
-#include "vmm/hypercall.h"
+#include "vmm/guest/csan/hc_attach.h"
+#include "vmm/guest/csan/hc_report.h"
+#include "vmm/hwwatch/hw_watch.h"
+#include "vmm/dev/hypercall.h"
 #include "watch/report_log.h"
 #include "watch/sym.h"
 

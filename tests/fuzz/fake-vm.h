@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vmm/vm.h"
+#include "vmm/kvm/vm.h"
 
 /*
  * A VM whose guest RAM is an ordinary buffer and whose vCPUs have no KVM

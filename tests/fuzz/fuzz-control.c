@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fake-vm.h"
-#include "vmm/control_cmd.h"
+#include "vmm/run/control_cmd.h"
 
 static struct fake_vm fvm;
 static FILE *devnull;

@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "vmm/elf_guest.h"
+#include "vmm/image/elf_guest.h"
 
 /* Big enough for small images to load, small enough to clear per input. */
 #define FUZZ_RAM_SIZE (4u << 20)

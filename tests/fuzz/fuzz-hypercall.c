@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fake-vm.h"
-#include "vmm/hypercall.h"
+#include "vmm/dev/hypercall.h"
 
 /*
  * Guest RAM is small so that random 32-bit addresses land inside it often

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/options.h"
+#include "vmm/run/options.h"
 
 #define FUZZ_MAX_ARGS 32
 

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "csan/abi.h"
-#include "vmm/acpi.h"
-#include "vmm/pc_ports.h"
+#include "vmm/dev/acpi.h"
+#include "vmm/dev/pc_ports.h"
 #include "check.h"
 
 #define RAM_SIZE (2u << 20)

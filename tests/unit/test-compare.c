@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "csan/abi.h"
-#include "vmm/compare_table.h"
-#include "vmm/exit_status.h"
-#include "vmm/status_line.h"
+#include "vmm/run/compare_table.h"
+#include "vmm/run/exit_status.h"
+#include "vmm/console/status_line.h"
 #include "watch/report_log.h"
 #include "check.h"
 #include "../watch/json-check.h"

@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "csan/abi.h"
-#include "vmm/control_cmd.h"
-#include "vmm/escape.h"
-#include "vmm/knob.h"
-#include "vmm/vm.h"
-#include "vmm/watch_mode.h"
+#include "vmm/run/control_cmd.h"
+#include "vmm/console/escape.h"
+#include "vmm/guest/csan/knob.h"
+#include "vmm/kvm/vm.h"
+#include "vmm/hwwatch/watch_mode.h"
 #include "check.h"
 
 static void test_knob_table(void)

@@ -17,8 +17,8 @@
 
 #include "csan/abi.h"
 #include "csan/pvh.h"
-#include "vmm/elf_guest.h"
-#include "vmm/profile.h"
+#include "vmm/image/elf_guest.h"
+#include "vmm/guest/profile.h"
 #include "check.h"
 
 /* The version this tree speaks, as the messages spell it. */

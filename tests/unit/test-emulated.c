@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/emulated_args.h"
-#include "vmm/options.h"
+#include "vmm/run/emulated_args.h"
+#include "vmm/run/options.h"
 #include "check.h"
 
 #define ARGV(...) ((char *[]){ "csan-vmm", __VA_ARGS__, NULL })

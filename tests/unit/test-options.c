@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "csan/abi.h"
-#include "vmm/options.h"
+#include "vmm/run/options.h"
 #include "check.h"
 
 #define ARGV(...) ((char *[]){ "csan-vmm", __VA_ARGS__, NULL })

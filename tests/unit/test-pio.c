@@ -1,7 +1,7 @@
 /* test-pio.c: the port bus finds each device's range and refuses overlaps. */
 #include <errno.h>
 
-#include "vmm/pio.h"
+#include "vmm/kvm/pio.h"
 #include "check.h"
 
 static int nop(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *data,

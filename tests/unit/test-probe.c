@@ -5,7 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "vmm/probe.h"
+#include "vmm/kvm/probe.h"
 #include "check.h"
 
 /* Exit status for "skipped", as Automake's test driver reads it. */

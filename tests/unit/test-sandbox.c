@@ -20,8 +20,8 @@
 
 #include <linux/kvm.h>
 
-#include "vmm/exit_status.h"
-#include "vmm/sandbox.h"
+#include "vmm/run/exit_status.h"
+#include "vmm/kvm/sandbox.h"
 #include "check.h"
 
 /* The status a child ends with when a step before the refused call fails. */

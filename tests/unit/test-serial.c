@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "csan/abi.h"
-#include "vmm/serial.h"
+#include "vmm/dev/serial.h"
 #include "check.h"
 
 #define COM1 CSAN_COM1_PORT

@@ -1,0 +1,369 @@
+/* serial.c: the console: a 16550 UART at COM1 and line-buffered output. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vmm/dev/serial.h"
+#include "vmm/console/status_line.h"
+#include "vmm/kvm/vcpu.h"
+#include "vmm/kvm/vm.h"
+
+/* 16550 register offsets from the base port (PC16550D data sheet). */
+enum {
+	UART_RBR_THR = 0, /* DLL when LCR.DLAB */
+	UART_IER = 1,	  /* DLM when LCR.DLAB */
+	UART_IIR_FCR = 2,
+	UART_LCR = 3,
+	UART_MCR = 4,
+	UART_LSR = 5,
+	UART_MSR = 6,
+	UART_SCR = 7,
+};
+
+#define UART_LCR_DLAB	  0x80
+#define UART_IER_MASK	  0x0f
+#define UART_MCR_MASK	  0x1f
+#define UART_MCR_DTR	  0x01
+#define UART_MCR_RTS	  0x02
+#define UART_MCR_OUT1	  0x04
+#define UART_MCR_OUT2	  0x08
+#define UART_MCR_LOOP	  0x10
+#define UART_IIR_NO_INT	  0x01
+#define UART_IIR_THRI	  0x02 /* transmitter holding register empty */
+#define UART_IIR_RDI	  0x04 /* received data available */
+#define UART_IIR_FIFOS	  0xc0 /* FIFOs enabled (a 16550A's, which work) */
+#define UART_FCR_ENABLE	  0x01
+#define UART_FCR_CLEAR_RX 0x02
+#define UART_IER_RDI	  0x01
+#define UART_IER_THRI	  0x02
+#define UART_LSR_DR	  0x01 /* data ready */
+#define UART_LSR_THRE	  0x20 /* transmit holding register empty */
+#define UART_LSR_TEMT	  0x40 /* transmitter empty */
+#define UART_MSR_CTS	  0x10
+#define UART_MSR_DSR	  0x20
+#define UART_MSR_RI	  0x40
+#define UART_MSR_DCD	  0x80
+
+int serial_init(struct serial *s, unsigned ncpus, int out_fd)
+{
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	s->out_fd = out_fd;
+	s->lines = calloc(ncpus, sizeof(*s->lines));
+	if (!s->lines)
+		return -ENOMEM;
+	s->nlines = ncpus;
+	r = pthread_mutex_init(&s->lock, NULL);
+	if (r) {
+		free(s->lines);
+		s->lines = NULL;
+		return -r;
+	}
+	return 0;
+}
+
+/* Write all of @buf to the terminal; the caller holds s->lock. */
+static void terminal_write(struct serial *s, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(s->out_fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return; /* a closed or full terminal must not stop the guest */
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+/* Keep a result line for --compare, which reads the guest's own timings from it. */
+static void keep_result(struct serial *s, const struct serial_line *l)
+{
+	size_t n = l->len, plen = sizeof(SERIAL_RESULT_PREFIX) - 1;
+
+	if (n < plen || memcmp(l->buf, SERIAL_RESULT_PREFIX, plen))
+		return;
+	if (l->buf[n - 1] == '\n')
+		n--;
+	memcpy(s->result, l->buf, n);
+	s->result[n] = '\0';
+}
+
+static void line_emit(struct serial *s, struct serial_line *l, bool add_newline)
+{
+	/* Stdout may be the terminal stderr's status line is on. */
+	status_line_hide();
+	pthread_mutex_lock(&s->lock);
+	keep_result(s, l);
+	if (s->line_hook)
+		s->line_hook(s->line_ctx, l->buf,
+			     l->len && l->buf[l->len - 1] == '\n' ? l->len - 1 : l->len);
+	terminal_write(s, l->buf, l->len);
+	if (add_newline)
+		terminal_write(s, "\n", 1);
+	pthread_mutex_unlock(&s->lock);
+	l->len = 0;
+}
+
+void console_write(struct serial *s, unsigned cpu, const void *buf, size_t len)
+{
+	const char *p = buf;
+	struct serial_line *l;
+
+	if (cpu >= s->nlines)
+		cpu = 0;
+	l = &s->lines[cpu];
+	while (len) {
+		const char *nl = memchr(p, '\n', len);
+		size_t take = nl ? (size_t)(nl - p) + 1 : len;
+		size_t room = SERIAL_LINE_MAX - l->len;
+
+		/* A line longer than the buffer goes out in pieces. */
+		if (take > room)
+			take = room;
+		memcpy(l->buf + l->len, p, take);
+		l->len += take;
+		p += take;
+		len -= take;
+		if (l->len == SERIAL_LINE_MAX || l->buf[l->len - 1] == '\n')
+			line_emit(s, l, false);
+	}
+}
+
+void console_flush_line(struct serial *s, unsigned cpu)
+{
+	if (cpu < s->nlines && s->lines[cpu].len)
+		line_emit(s, &s->lines[cpu], true);
+}
+
+void console_flush(struct serial *s)
+{
+	unsigned i;
+
+	for (i = 0; i < s->nlines; i++)
+		if (s->lines[i].len)
+			line_emit(s, &s->lines[i], true);
+}
+
+void console_result_line(struct serial *s, char *buf, size_t len)
+{
+	if (!len)
+		return;
+	pthread_mutex_lock(&s->lock);
+	snprintf(buf, len, "%s", s->result);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void serial_destroy(struct serial *s)
+{
+	if (!s->lines)
+		return;
+	console_flush(s);
+	pthread_mutex_destroy(&s->lock);
+	free(s->lines);
+	s->lines = NULL;
+}
+
+/* Modem status: in loopback the outputs of MCR feed the inputs back. */
+static uint8_t uart_msr(const struct serial *s)
+{
+	uint8_t msr = 0;
+
+	if (!(s->mcr & UART_MCR_LOOP))
+		return UART_MSR_DCD | UART_MSR_DSR | UART_MSR_CTS;
+	if (s->mcr & UART_MCR_RTS)
+		msr |= UART_MSR_CTS;
+	if (s->mcr & UART_MCR_DTR)
+		msr |= UART_MSR_DSR;
+	if (s->mcr & UART_MCR_OUT1)
+		msr |= UART_MSR_RI;
+	if (s->mcr & UART_MCR_OUT2)
+		msr |= UART_MSR_DCD;
+	return msr;
+}
+
+/* The interrupt the UART would raise now, as IIR reports it (by priority). */
+static uint8_t uart_iir(const struct serial *s)
+{
+	if ((s->ier & UART_IER_RDI) && s->rx_len)
+		return UART_IIR_RDI;
+	if ((s->ier & UART_IER_THRI) && s->thre_int)
+		return UART_IIR_THRI;
+	return UART_IIR_NO_INT;
+}
+
+/* Drive the line after a register access; the caller holds s->lock. */
+static void uart_update_irq(struct serial *s)
+{
+	bool level = (s->mcr & UART_MCR_OUT2) && uart_iir(s) != UART_IIR_NO_INT;
+
+	if (s->irq && level != s->irq_level) {
+		s->irq_level = level;
+		s->irq(s->irq_ctx, level);
+	}
+}
+
+static uint8_t rx_pop(struct serial *s)
+{
+	uint8_t b;
+
+	if (!s->rx_len)
+		return 0;
+	b = s->rx[s->rx_head];
+	s->rx_head = (s->rx_head + 1) % SERIAL_RX_MAX;
+	s->rx_len--;
+	return b;
+}
+
+static bool rx_push(struct serial *s, uint8_t b)
+{
+	if (s->rx_len == SERIAL_RX_MAX)
+		return false;
+	s->rx[(s->rx_head + s->rx_len) % SERIAL_RX_MAX] = b;
+	s->rx_len++;
+	return true;
+}
+
+/* One register read; the caller holds s->lock. */
+static uint8_t uart_read(struct serial *s, unsigned reg)
+{
+	bool dlab = s->lcr & UART_LCR_DLAB;
+	uint8_t iir;
+
+	switch (reg) {
+	case UART_RBR_THR: return dlab ? s->dll : rx_pop(s);
+	case UART_IER: return dlab ? s->dlm : s->ier;
+	case UART_IIR_FCR:
+		iir = uart_iir(s);
+		if (iir == UART_IIR_THRI)
+			s->thre_int = false; /* reading IIR acknowledges it */
+		return iir | (s->fifo ? UART_IIR_FIFOS : 0);
+	case UART_LCR: return s->lcr;
+	case UART_MCR: return s->mcr;
+	case UART_LSR: /* the transmitter is always ready */
+		return UART_LSR_THRE | UART_LSR_TEMT | (s->rx_len ? UART_LSR_DR : 0);
+	case UART_MSR: return uart_msr(s);
+	case UART_SCR: return s->scr;
+	default: return 0xff;
+	}
+}
+
+/*
+ * One register write; the caller holds s->lock.  Returns true when @v is a
+ * byte to transmit, which the caller sends after dropping the lock.
+ */
+static bool uart_write(struct serial *s, unsigned reg, uint8_t v)
+{
+	bool dlab = s->lcr & UART_LCR_DLAB;
+
+	switch (reg) {
+	case UART_RBR_THR:
+		if (dlab) {
+			s->dll = v;
+			break;
+		}
+		/* The byte leaves at once: the holding register is empty again. */
+		s->thre_int = true;
+		if (s->mcr & UART_MCR_LOOP) /* a real UART hears itself */
+			rx_push(s, v);
+		return true;
+	case UART_IER:
+		if (dlab) {
+			s->dlm = v;
+			break;
+		}
+		/* Enabling the empty-transmitter interrupt raises it at once. */
+		if ((v & UART_IER_THRI) && !(s->ier & UART_IER_THRI))
+			s->thre_int = true;
+		s->ier = v & UART_IER_MASK;
+		break;
+	case UART_IIR_FCR:
+		/*
+		 * The transmitter has no FIFO to fill (bytes leave at once), but
+		 * saying there is one lets Linux's console write 16 bytes per
+		 * LSR poll instead of one: half the exits per console byte.
+		 */
+		s->fifo = v & UART_FCR_ENABLE;
+		if (v & UART_FCR_CLEAR_RX)
+			s->rx_len = 0;
+		break;
+	case UART_LCR: s->lcr = v; break;
+	case UART_MCR: s->mcr = v & UART_MCR_MASK; break;
+	case UART_SCR: s->scr = v; break;
+	default: break; /* LSR, MSR: nothing to keep */
+	}
+	return false;
+}
+
+void serial_io(struct serial *s, unsigned cpu, uint16_t port, bool is_write, uint8_t *data,
+	       unsigned size, unsigned count)
+{
+	unsigned base = (unsigned)(port - CSAN_COM1_PORT);
+	unsigned i, j;
+
+	/* A wide access covers consecutive registers; string I/O repeats it. */
+	for (i = 0; i < count; i++) {
+		for (j = 0; j < size; j++) {
+			uint8_t *b = &data[(size_t)i * size + j];
+			unsigned reg = base + j;
+			bool transmit = false;
+
+			if (reg >= SERIAL_NPORTS) {
+				if (!is_write)
+					*b = 0xff;
+				continue;
+			}
+			pthread_mutex_lock(&s->lock);
+			if (is_write)
+				/* In loopback a real UART does not drive its output pin. */
+				transmit = uart_write(s, reg, *b) && !(s->mcr & UART_MCR_LOOP);
+			else
+				*b = uart_read(s, reg);
+			uart_update_irq(s);
+			pthread_mutex_unlock(&s->lock);
+			if (transmit)
+				console_write(s, s->one_stream ? s->nlines - 1 : cpu, b, 1);
+		}
+	}
+}
+
+int serial_pio(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *data,
+	       unsigned size, unsigned count)
+{
+	struct serial *s = ctx;
+
+	/*
+	 * One stream has one writer at a time: a write that exits (the ring
+	 * was full) must not append while another vCPU drains the ring.
+	 */
+	if (s->one_stream && is_write)
+		pthread_mutex_lock(&vcpu->vm->ring_lock);
+	serial_io(s, vcpu->id, port, is_write, data, size, count);
+	if (s->one_stream && is_write)
+		pthread_mutex_unlock(&vcpu->vm->ring_lock);
+	return VCPU_RESUME;
+}
+
+void serial_set_irq(struct serial *s, void (*irq)(void *ctx, bool level), void *ctx)
+{
+	pthread_mutex_lock(&s->lock);
+	s->irq = irq;
+	s->irq_ctx = ctx;
+	pthread_mutex_unlock(&s->lock);
+}
+
+size_t serial_receive(struct serial *s, const uint8_t *buf, size_t len)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&s->lock);
+	while (s->irq && n < len && rx_push(s, buf[n]))
+		n++;
+	uart_update_irq(s);
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}

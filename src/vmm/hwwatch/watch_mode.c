@@ -1,0 +1,85 @@
+/* watch_mode.c: soft or hardware watchpoints, as asked for at run time. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "csan/abi.h"
+#include "vmm/kvm/probe.h"
+#include "vmm/guest/profile.h"
+#include "vmm/kvm/vm.h"
+#include "vmm/hwwatch/watch_mode.h"
+#include "watch/report_log.h"
+
+bool watch_mode_hw(const struct vm *vm)
+{
+	return __atomic_load_n(&vm->watch_hw, __ATOMIC_SEQ_CST) != 0;
+}
+
+const char *watch_mode_name(const struct vm *vm)
+{
+	return watch_mode_hw(vm) ? "hw" : "soft";
+}
+
+/*
+ * Lock-free, because a switch (console or socket thread) can race with
+ * the attach (a vCPU thread) or another switch: whoever writes the block
+ * looks at the mode again afterwards and writes again if it changed
+ * meanwhile, so the last store to the block always carries the last mode
+ * asked for.  A block too small to have watch_hw (size 0 while the attach
+ * is under way) is left alone; the attach publishes once its size is set.
+ */
+void watch_mode_publish(struct vm *vm)
+{
+	struct csan_control *c = __atomic_load_n(&vm->control, __ATOMIC_SEQ_CST);
+	uint32_t mode;
+
+	if (!c || __atomic_load_n(&vm->control_size, __ATOMIC_SEQ_CST) <
+			  offsetof(struct csan_control, watch_hw) + sizeof(c->watch_hw))
+		return;
+	do {
+		mode = watch_mode_hw(vm);
+		__atomic_store_n(&c->watch_hw, mode, __ATOMIC_SEQ_CST);
+	} while (watch_mode_hw(vm) != mode);
+}
+
+/*
+ * Why this host cannot run hw mode, or NULL when it can.  Unless the
+ * caller of guest_run knew, found at the first switch to hw mode (probe.c:
+ * a throw-away VM, milliseconds natively, 0.1 s in the emulated host), so
+ * a run that stays in soft mode does not wait for it at start-up.
+ */
+static const char *hw_unavailable(struct vm *vm)
+{
+	pthread_mutex_lock(&vm->hw_probe_lock);
+	if (!vm->hw_probed) {
+		char why[sizeof(vm->hw_unavailable)];
+
+		if (probe_data_watchpoints(why, sizeof(why)) != 1)
+			snprintf(vm->hw_unavailable, sizeof(vm->hw_unavailable), "%s", why);
+		vm->hw_probed = true;
+	}
+	pthread_mutex_unlock(&vm->hw_probe_lock);
+	return vm->hw_unavailable[0] ? vm->hw_unavailable : NULL;
+}
+
+int watch_mode_set(struct vm *vm, bool hw, char *why, size_t whylen)
+{
+	if (hw && hw_unavailable(vm)) {
+		snprintf(why, whylen, "hardware watchpoints are unavailable on this host: %s",
+			 vm->hw_unavailable);
+		return -ENOTSUP;
+	}
+	if (hw && vm->profile && vm->profile->watch_hw) {
+		int rc = vm->profile->watch_hw(vm, why, whylen);
+
+		if (rc)
+			return rc;
+	}
+	__atomic_store_n(&vm->watch_hw, hw ? 1 : 0, __ATOMIC_SEQ_CST);
+	watch_mode_publish(vm);
+	/* Reports from now on, and the summary, say which mode found them. */
+	if (vm->reports)
+		report_log_set_mode(vm->reports, hw);
+	return 0;
+}

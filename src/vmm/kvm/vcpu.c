@@ -1,0 +1,476 @@
+/* vcpu.c: one vCPU: its KVM file, its thread and run loop, cross-vCPU tasks. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "vmm/console/console_ring.h"
+#include "vmm/kvm/fault.h"
+#include "vmm/hwwatch/hw_watch.h"
+#include "vmm/guest/profile.h"
+#include "vmm/kvm/sandbox.h"
+#include "vmm/kvm/vcpu.h"
+#include "vmm/kvm/vm.h"
+
+/* The vCPU whose thread this is; NULL on other threads. */
+static __thread struct vcpu *vcpu_self;
+
+int vcpu_id(const struct vcpu *vcpu)
+{
+	return (int)vcpu->id;
+}
+
+int vcpu_fd(const struct vcpu *vcpu)
+{
+	return vcpu->fd;
+}
+
+int vcpu_create(struct vm *vm, unsigned id, struct vcpu **out, char *why, size_t whylen)
+{
+	struct vcpu *vcpu = calloc(1, sizeof(*vcpu));
+	int r;
+
+	if (!vcpu) {
+		snprintf(why, whylen, "out of memory for vCPU %u", id);
+		return -ENOMEM;
+	}
+	vcpu->vm = vm;
+	vcpu->id = id;
+	vcpu->fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, (unsigned long)id);
+	if (vcpu->fd < 0) {
+		r = -errno;
+		snprintf(why, whylen, "KVM_CREATE_VCPU for vCPU %u failed: %s", id,
+			 strerror(errno));
+		goto err_free;
+	}
+	vcpu->run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu->fd, 0);
+	if (vcpu->run == MAP_FAILED) {
+		r = -errno;
+		snprintf(why, whylen, "cannot map vCPU %u's kvm_run area: %s", id, strerror(errno));
+		goto err_close;
+	}
+	*out = vcpu;
+	return 0;
+
+err_close:
+	close(vcpu->fd);
+err_free:
+	free(vcpu);
+	return r;
+}
+
+void vcpu_destroy(struct vcpu *vcpu)
+{
+	if (!vcpu)
+		return;
+	munmap(vcpu->run, vcpu->vm->run_size);
+	close(vcpu->fd);
+	free(vcpu);
+}
+
+/* How long a vcpu_run_on_all() caller waits before kicking the laggards again. */
+#define VCPU_REKICK_MS 20
+
+void vcpu_kick(struct vcpu *vcpu)
+{
+	/* immediate_exit covers the window before the thread enters KVM_RUN. */
+	__atomic_store_n(&vcpu->run->immediate_exit, 1, __ATOMIC_SEQ_CST);
+	if (vcpu->started)
+		pthread_kill(vcpu->thread, VCPU_KICK_SIGNAL);
+}
+
+/*
+ * Run the task posted to @vcpu on the calling thread.  Called and returns
+ * with vm->task_lock held; drops it while the task runs.
+ */
+static void task_serve_locked(struct vcpu *vcpu)
+{
+	struct vm *vm = vcpu->vm;
+	int (*fn)(struct vcpu *, void *) = vcpu->task_fn;
+	void *arg = vcpu->task_arg;
+	int r;
+
+	pthread_mutex_unlock(&vm->task_lock);
+	r = fn(vcpu, arg);
+	pthread_mutex_lock(&vm->task_lock);
+	vcpu->task_ret = r;
+	__atomic_store_n(&vcpu->task_pending, 0, __ATOMIC_SEQ_CST);
+	vm->task_left--;
+	pthread_cond_broadcast(&vm->task_cond);
+}
+
+static void doing(struct vcpu *vcpu, const char *what)
+{
+	__atomic_store_n(&vcpu->doing, what, __ATOMIC_RELAXED);
+}
+
+static void task_serve(struct vcpu *vcpu)
+{
+	pthread_mutex_lock(&vcpu->vm->task_lock);
+	if (vcpu->task_pending)
+		task_serve_locked(vcpu);
+	pthread_mutex_unlock(&vcpu->vm->task_lock);
+}
+
+/* Post @fn to every vCPU with a serving thread but @self; task_lock held. */
+static void task_post_locked(struct vm *vm, struct vcpu *self, int (*fn)(struct vcpu *, void *),
+			     void *arg)
+{
+	unsigned i;
+
+	for (i = 0; i < vm->ncpus; i++) {
+		struct vcpu *v = vm->vcpus[i];
+
+		v->task_posted = v != self && v->serving;
+		if (!v->task_posted)
+			continue;
+		v->task_fn = fn;
+		v->task_arg = arg;
+		v->task_ret = 0;
+		__atomic_store_n(&v->task_pending, 1, __ATOMIC_SEQ_CST);
+		vm->task_left++;
+		/* Under the lock: a serving thread has not been joined yet. */
+		vcpu_kick(v);
+	}
+	/* Wake vCPU threads that wait for the token themselves. */
+	pthread_cond_broadcast(&vm->task_cond);
+}
+
+int vcpu_run_on_all(struct vm *vm, int (*fn)(struct vcpu *vcpu, void *arg), void *arg)
+{
+	struct vcpu *self = vcpu_self && vcpu_self->vm == vm ? vcpu_self : NULL;
+	unsigned i;
+	int ret = 0;
+
+	pthread_mutex_lock(&vm->task_lock);
+	/* One caller at a time; a waiting vCPU serves whoever holds the token. */
+	while (vm->task_busy) {
+		if (self && self->task_pending)
+			task_serve_locked(self);
+		else
+			pthread_cond_wait(&vm->task_cond, &vm->task_lock);
+	}
+	vm->task_busy = true;
+	if (self)
+		doing(self, "waiting for every vCPU to run its task");
+	task_post_locked(vm, self, fn, arg);
+	pthread_mutex_unlock(&vm->task_lock);
+
+	/* The caller's own vCPU, and those without a thread, run here. */
+	for (i = 0; i < vm->ncpus; i++) {
+		struct vcpu *v = vm->vcpus[i];
+		int r;
+
+		if (v->task_posted)
+			continue;
+		r = fn(v, arg);
+		if (r && !ret)
+			ret = r;
+	}
+
+	pthread_mutex_lock(&vm->task_lock);
+	while (vm->task_left) {
+		struct timespec until;
+
+		/*
+		 * A kick can be lost: seen in the emulated host, where QEMU's
+		 * nested SVM sometimes does not bring a vCPU spinning in the
+		 * guest out of KVM_RUN for the signal, and the guest then waits
+		 * on this vCPU's lock forever.  Kick the ones still owing their
+		 * task again every VCPU_REKICK_MS.
+		 */
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += VCPU_REKICK_MS * 1000000l;
+		if (until.tv_nsec >= 1000000000l) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000l;
+		}
+		if (pthread_cond_timedwait(&vm->task_cond, &vm->task_lock, &until) != ETIMEDOUT)
+			continue;
+		for (i = 0; i < vm->ncpus; i++)
+			if (vm->vcpus[i]->task_posted && vm->vcpus[i]->task_pending) {
+				vm->rekicks++;
+				vcpu_kick(vm->vcpus[i]);
+			}
+	}
+	for (i = 0; i < vm->ncpus; i++) {
+		struct vcpu *v = vm->vcpus[i];
+
+		if (v->task_posted && v->task_ret && !ret)
+			ret = v->task_ret;
+		v->task_posted = false;
+	}
+	vm->task_busy = false;
+	pthread_cond_broadcast(&vm->task_cond);
+	pthread_mutex_unlock(&vm->task_lock);
+	return ret;
+}
+
+/* I/O ports nobody models: reads float high, writes vanish, as on a PC. */
+static void io_unhandled(struct vcpu *vcpu, bool is_write, uint8_t *data, unsigned bytes)
+{
+	struct kvm_run *run = vcpu->run;
+	struct vm *vm = vcpu->vm;
+
+	if (!is_write)
+		memset(data, 0xff, bytes);
+	/* Guests probe ports routinely, so this is for debugging only. */
+	if (vm->cfg.debug &&
+	    !__atomic_exchange_n(&vm->port_seen[run->io.port], 1, __ATOMIC_RELAXED))
+		fprintf(stderr,
+			"csan-vmm: vCPU %u: unhandled %u-byte %s port %#x (reported once)\n",
+			vcpu->id, run->io.size, is_write ? "write to" : "read from", run->io.port);
+}
+
+static int handle_io(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	uint8_t *data = (uint8_t *)run + run->io.data_offset;
+	bool is_write = run->io.direction == KVM_EXIT_IO_OUT;
+	uint16_t port = run->io.port;
+
+	const struct pio_range *r = pio_find(&vcpu->vm->pio, port);
+
+	__atomic_store_n(&vcpu->doing_port, port, __ATOMIC_RELAXED);
+	doing(vcpu, "handling an I/O exit on port");
+
+	if (r)
+		return r->fn(vcpu, r->ctx, port, is_write, data, run->io.size, run->io.count);
+	io_unhandled(vcpu, is_write, data, (unsigned)run->io.size * run->io.count);
+	return VCPU_RESUME;
+}
+
+/* MMIO outside RAM and the in-kernel APICs: reads as zero, writes ignored. */
+static int handle_mmio(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	struct vm *vm = vcpu->vm;
+
+	if (!run->mmio.is_write)
+		memset(run->mmio.data, 0, sizeof(run->mmio.data));
+	if (vm->cfg.debug && !__atomic_exchange_n(&vm->mmio_reported, 1, __ATOMIC_RELAXED))
+		fprintf(stderr,
+			"csan-vmm: vCPU %u: %u-byte %s unbacked address %#llx "
+			"(first such access; later ones not reported)\n",
+			vcpu->id, run->mmio.len, run->mmio.is_write ? "write to" : "read from",
+			(unsigned long long)run->mmio.phys_addr);
+	return VCPU_RESUME;
+}
+
+/* An exit that ends the run as a guest failure: report it and stop. */
+static int exit_fault(struct vcpu *vcpu)
+{
+	console_flush_line(&vcpu->vm->serial, vcpu->id);
+	fault_report_exit(vcpu);
+	vm_end(vcpu->vm, VM_END_FAULT, 0, 0);
+	return VCPU_STOP;
+}
+
+static int handle_exit(struct vcpu *vcpu)
+{
+	const struct guest_profile *p = vcpu->vm->profile;
+	uint32_t reason = vcpu->run->exit_reason;
+	int r;
+
+	/* Bytes the guest wrote to the UART before this exit come first. */
+	doing(vcpu, "draining the console ring");
+	console_ring_drain(vcpu->vm);
+	doing(vcpu, "handling an exit");
+	/* A reboot or power-off may be an orderly end for the guest's kind. */
+	if ((reason == KVM_EXIT_SHUTDOWN || reason == KVM_EXIT_SYSTEM_EVENT) && p && p->exit) {
+		r = p->exit(vcpu);
+		if (r >= 0)
+			return r;
+	}
+	switch (vcpu->run->exit_reason) {
+	case KVM_EXIT_IO: return handle_io(vcpu);
+	case KVM_EXIT_MMIO: return handle_mmio(vcpu);
+	case KVM_EXIT_INTR: return VCPU_RESUME; /* a kick: the loop looks at its flags */
+	case KVM_EXIT_HLT:
+		/* Only without an in-kernel LAPIC; wake-ups are KVM's, so go back. */
+		return VCPU_RESUME;
+	case KVM_EXIT_DEBUG: return hw_watch_debug_exit(vcpu);
+	/*
+	 * These end the run.  They once fell through to the debug case, so
+	 * a triple fault was re-injected as #DB forever and the run never
+	 * ended (tests/vm/triple-fault.sh).
+	 */
+	case KVM_EXIT_SHUTDOWN:
+	case KVM_EXIT_INTERNAL_ERROR:
+	case KVM_EXIT_FAIL_ENTRY:
+	case KVM_EXIT_SYSTEM_EVENT:
+	default: return exit_fault(vcpu);
+	}
+}
+
+/* Returns 0 when told to stop or the run ended, a negative errno on a host error. */
+static int vcpu_loop(struct vcpu *vcpu)
+{
+	struct vm *vm = vcpu->vm;
+	int r;
+
+	for (;;) {
+		/*
+		 * Clear immediate_exit before looking at the flags: a kicker
+		 * sets its flag first, then immediate_exit, so either we see
+		 * the flag here or KVM_RUN sees immediate_exit.
+		 */
+		__atomic_store_n(&vcpu->run->immediate_exit, 0, __ATOMIC_SEQ_CST);
+		if (vm_stopping(vm))
+			return 0;
+		if (__atomic_load_n(&vcpu->task_pending, __ATOMIC_SEQ_CST)) {
+			doing(vcpu, "running a task another vCPU posted");
+			task_serve(vcpu);
+			continue;
+		}
+		doing(vcpu, "in KVM_RUN");
+		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
+			/* EAGAIN: PVM's answer when INIT reaches a blocked AP. */
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -errno;
+		}
+		r = handle_exit(vcpu);
+		if (r != VCPU_RESUME)
+			return r < 0 ? r : 0;
+	}
+}
+
+static void *vcpu_thread(void *arg)
+{
+	struct vcpu *vcpu = arg;
+	struct vm *vm = vcpu->vm;
+	sigset_t kick;
+	char name[16];
+	char why[256];
+	int r;
+
+	vcpu_self = vcpu;
+	snprintf(name, sizeof(name), "csan-vcpu%u", vcpu->id);
+	pthread_setname_np(pthread_self(), name);
+	sigemptyset(&kick);
+	sigaddset(&kick, VCPU_KICK_SIGNAL);
+	pthread_sigmask(SIG_UNBLOCK, &kick, NULL);
+
+	/* Set-up is done: from here the thread serves the guest (sandbox.c). */
+	if (vm->cfg.sandbox && sandbox_enter(why, sizeof(why))) {
+		fprintf(stderr, "csan-vmm: vCPU %u: %s\n", vcpu->id, why);
+		vm_end(vm, VM_END_HOST_ERROR, 0, 0);
+		r = 0;
+	} else {
+		r = vcpu_loop(vcpu);
+	}
+	if (r < 0) {
+		fprintf(stderr, "csan-vmm: vCPU %u: KVM_RUN failed: %s\n", vcpu->id, strerror(-r));
+		vm_end(vm, VM_END_HOST_ERROR, 0, 0);
+	}
+	/* Serve a task posted meanwhile; after this, callers run ours themselves. */
+	pthread_mutex_lock(&vm->task_lock);
+	while (vcpu->task_pending)
+		task_serve_locked(vcpu);
+	vcpu->serving = false;
+	pthread_mutex_unlock(&vm->task_lock);
+	return NULL;
+}
+
+/* How long the end of a run waits for a vCPU thread before saying so. */
+#define VCPU_STOP_GRACE_S 10
+
+static void kick_handler(int sig)
+{
+	(void)sig; /* its only job is to interrupt KVM_RUN */
+}
+
+int vcpu_start_all(struct vm *vm)
+{
+	/*
+	 * SA_RESTART: a kick must not cut short a write the vCPU thread is
+	 * blocked in (a report or console output to a slow terminal or serial
+	 * line: stdio drops the rest of a write that fails with EINTR).
+	 * KVM_RUN still comes back: KVM ends it with -EINTR, which the kernel
+	 * never restarts (KVM_EXIT_INTR, Documentation/virt/kvm/api.rst).
+	 */
+	struct sigaction sa = { .sa_handler = kick_handler, .sa_flags = SA_RESTART };
+	unsigned i;
+	int r = 0;
+
+	if (vm->cfg.sandbox) {
+		char why[256];
+
+		r = sandbox_prepare(why, sizeof(why));
+		if (r) {
+			fprintf(stderr, "csan-vmm: %s\n", why);
+			return r;
+		}
+	}
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(VCPU_KICK_SIGNAL, &sa, NULL) < 0) {
+		r = -errno;
+		fprintf(stderr, "csan-vmm: cannot install the vCPU kick signal: %s\n",
+			strerror(errno));
+		return r;
+	}
+	/* Under task_lock, so no task is posted to a half-started thread. */
+	pthread_mutex_lock(&vm->task_lock);
+	for (i = 0; i < vm->ncpus; i++) {
+		struct vcpu *v = vm->vcpus[i];
+
+		v->serving = true;
+		r = pthread_create(&v->thread, NULL, vcpu_thread, v);
+		if (r) {
+			v->serving = false;
+			break;
+		}
+		v->started = true;
+	}
+	pthread_mutex_unlock(&vm->task_lock);
+	if (r) {
+		fprintf(stderr, "csan-vmm: cannot start a thread for vCPU %u: %s\n", i,
+			strerror(r));
+		vm_end(vm, VM_END_HOST_ERROR, 0, 0);
+		vcpu_stop_all(vm);
+		return -r;
+	}
+	return 0;
+}
+
+void vcpu_stop_all(struct vm *vm)
+{
+	unsigned i;
+
+	__atomic_store_n(&vm->stop, 1, __ATOMIC_SEQ_CST);
+	for (i = 0; i < vm->ncpus; i++)
+		if (vm->vcpus[i]->started)
+			vcpu_kick(vm->vcpus[i]);
+	for (i = 0; i < vm->ncpus; i++) {
+		struct vcpu *v = vm->vcpus[i];
+		struct timespec until;
+		const char *what;
+
+		if (!v->started)
+			continue;
+		/*
+		 * A thread that does not stop is a csan-vmm bug (a lock never
+		 * released, a wait never answered): say what it was doing
+		 * rather than hang without a word.
+		 */
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += VCPU_STOP_GRACE_S;
+		if (pthread_timedjoin_np(v->thread, NULL, &until) != 0) {
+			what = __atomic_load_n(&v->doing, __ATOMIC_RELAXED);
+			fprintf(stderr,
+				"csan-vmm: vCPU %u's thread has not stopped after %d s; it was %s",
+				i, VCPU_STOP_GRACE_S, what ? what : "starting");
+			if (what && strstr(what, "port"))
+				fprintf(stderr, " %#x", __atomic_load_n(&v->doing_port,
+									 __ATOMIC_RELAXED));
+			fputs(" (a csan-vmm bug: please report it)\n", stderr);
+			pthread_join(v->thread, NULL);
+		}
+		v->started = false;
+	}
+}

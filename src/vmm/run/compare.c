@@ -1,0 +1,157 @@
+/* compare.c: csan-vmm --compare: the same guest in soft and in hw mode. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "csan/abi.h"
+#include "vmm/run/compare.h"
+#include "vmm/run/compare_table.h"
+#include "vmm/image/elf_guest.h"
+#include "vmm/run/exit_status.h"
+#include "vmm/run/guest_run.h"
+#include "vmm/run/options.h"
+#include "vmm/kvm/probe.h"
+#include "watch/report_log.h"
+
+/* The two output files, opened before any run so a bad path costs no guest time. */
+struct compare_files {
+	FILE *report_json;
+	FILE *compare_json;
+};
+
+static FILE *open_output(const char *option, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		fprintf(stderr, "csan-vmm: %s: cannot write %s: %s\n", option, path,
+			strerror(errno));
+	return f;
+}
+
+static int files_open(struct compare_files *cf, const struct options *o)
+{
+	memset(cf, 0, sizeof(*cf));
+	if (o->report_json && !(cf->report_json = open_output("--report-json", o->report_json)))
+		return -errno;
+	if (o->compare_json &&
+	    !(cf->compare_json = open_output("--compare-json", o->compare_json)))
+		return -errno;
+	return 0;
+}
+
+static void files_close(struct compare_files *cf)
+{
+	if (cf->report_json && fclose(cf->report_json))
+		perror("csan-vmm: --report-json");
+	if (cf->compare_json && fclose(cf->compare_json))
+		perror("csan-vmm: --compare-json");
+}
+
+/* The scenarios to compare: one (as a normal run picks it) or, for "all", every listed one. */
+static int add_scenarios(struct compare_table *t, const struct options *o,
+			 const struct elf_guest *g)
+{
+	const char *name;
+	size_t i;
+
+	if (!o->scenario || strcmp(o->scenario, OPT_ALL_SCENARIOS)) {
+		if (guest_run_pick_scenario(o, g, &name))
+			return -ENOENT;
+		return compare_table_add_scenario(t, name) < 0 ? -ENOMEM : 0;
+	}
+	if (!g->nscenarios) {
+		fprintf(stderr, "csan-vmm: --scenario=all: %s has no scenario table (section "
+				CSAN_SCENARIO_SECTION "); name no scenario, or use the bundled "
+				"guest\n", g->path);
+		return -ENOENT;
+	}
+	for (i = 0; i < g->nscenarios; i++)
+		if (!(g->scenarios[i].flags & CSAN_SCENARIO_TEST_ONLY) &&
+		    compare_table_add_scenario(t, g->scenarios[i].name) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+struct add_ctx {
+	struct compare_table *t;
+	size_t scenario;
+	enum compare_mode mode;
+};
+
+static int add_one_race(const struct report_log_race *race, void *ctx)
+{
+	struct add_ctx *a = ctx;
+
+	return compare_table_add_race(a->t, a->scenario, a->mode, race);
+}
+
+/* One scenario in one mode, its findings into @t.  Returns its exit status. */
+static int run_one(struct compare_table *t, size_t si, enum compare_mode mode,
+		   const struct options *o, struct elf_guest *g, FILE *report_json)
+{
+	struct compare_scenario *s = &t->scenarios[si];
+	struct compare_run *run = &s->run[mode];
+	struct add_ctx ctx = { t, si, mode };
+	struct guest_run_opts ro = {
+		.o = o,
+		.scenario = strcmp(s->name, COMPARE_DEFAULT_SCENARIO) ? s->name : NULL,
+		.watch_hw = mode == COMPARE_HW,
+		.hw_known = true,
+		.hw_unavailable = t->hw_available ? NULL : t->hw_note,
+		.report_json = report_json,
+	};
+	struct guest_run_result res;
+
+	if (!o->quiet)
+		fprintf(stderr, "csan-vmm: --compare: scenario %s in %s mode\n", s->name,
+			mode == COMPARE_HW ? "hw" : "soft");
+	run->status = guest_run(g, &ro, &res);
+	run->ran = res.ran;
+	run->wall_s = res.wall_s;
+	if (res.log) {
+		run->reports = report_log_total(res.log);
+		if (report_log_races(res.log, add_one_race, &ctx))
+			fprintf(stderr, "csan-vmm: --compare: out of memory; the table misses "
+					"races of %s\n", s->name);
+	}
+	compare_parse_result_line(res.result_line, run);
+	guest_run_result_free(&res);
+	return run->status;
+}
+
+int compare_run(const struct options *o, struct elf_guest *g)
+{
+	struct compare_table t = { .seed = o->seed, .timeout_s = o->timeout_s, .cpus = o->cpus };
+	struct compare_files cf = { 0 };
+	int status = EXIT_USAGE, m;
+	size_t i;
+
+	if (add_scenarios(&t, o, g) || files_open(&cf, o))
+		goto out;
+	t.hw_available = probe_data_watchpoints(t.hw_note, sizeof(t.hw_note)) == 1;
+	if (!t.hw_available)
+		fprintf(stderr, "csan-vmm: --compare: hw mode left out, soft mode only: %s\n",
+			t.hw_note);
+	for (i = 0; i < t.nscenarios; i++)
+		for (m = 0; m < (t.hw_available ? COMPARE_NMODES : 1); m++)
+			if (run_one(&t, i, (enum compare_mode)m, o, g, cf.report_json) ==
+			    EXIT_INTERRUPTED)
+				goto stopped;
+stopped:
+	if (compare_table_pair_one_sided(&t))
+		fprintf(stderr, "csan-vmm: --compare: out of memory; one-sided reports are not "
+				"paired with the races the other mode named\n");
+	fflush(stdout);
+	compare_table_print(&t, stdout);
+	fflush(stdout);
+	if (cf.compare_json)
+		compare_table_json(&t, cf.compare_json);
+	status = compare_exit_status(&t);
+out:
+	files_close(&cf);
+	compare_table_free(&t);
+	return status;
+}

@@ -1,0 +1,169 @@
+/* emulated_args.c: the emulated host's command line for a csan-vmm run. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmm/run/emulated_args.h"
+#include "vmm/guest/linux/linux_guest.h"
+
+struct argv_builder {
+	char **v;
+	size_t n, cap;
+	bool failed;
+};
+
+static void add(struct argv_builder *b, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int r;
+
+	if (b->failed)
+		return;
+	if (b->n + 2 > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 32;
+		char **v = realloc(b->v, cap * sizeof(*v));
+
+		if (!v) {
+			b->failed = true;
+			return;
+		}
+		b->v = v;
+		b->cap = cap;
+	}
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		b->failed = true;
+		return;
+	}
+	b->v[b->n++] = s;
+	b->v[b->n] = NULL;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static unsigned emu_cpus(const struct options *o, const struct emu_inputs *in)
+{
+	unsigned n = o->cpus < in->host_cpus ? o->cpus : in->host_cpus;
+
+	return n ? n : 1;
+}
+
+/*
+ * The emulated host keeps the initramfs (which holds the guest ELF) in
+ * RAM twice while it unpacks it, and the guest's RAM comes on top of its
+ * own needs.
+ */
+static unsigned long long emu_memory_mb(const struct options *o, const struct emu_inputs *in)
+{
+	unsigned long long mb =
+		(o->mem_bytes >> 20) + EMU_MEMORY_EXTRA_MB + 2 * ((in->guest_file_bytes >> 20) + 1);
+
+	return mb < EMU_MEMORY_MIN_MB ? EMU_MEMORY_MIN_MB : mb;
+}
+
+static unsigned emu_timeout(const struct options *o)
+{
+	/* --compare runs the guest twice per scenario, each up to --timeout. */
+	if (!o->timeout_s || o->compare)
+		return EMU_TIMEOUT_NONE_S;
+	return o->timeout_s + EMU_TIMEOUT_MARGIN_S;
+}
+
+static void add_harness_options(struct argv_builder *b, const struct options *o,
+				const struct emu_inputs *in)
+{
+	add(b, "%s", in->harness);
+	add(b, "--cpus=%u", emu_cpus(o, in));
+	add(b, "--memory=%llu", emu_memory_mb(o, in));
+	add(b, "--timeout=%u", emu_timeout(o));
+	if (in->relay_stdin)
+		add(b, "--stdin");
+	add(b, "--file=%s:" EMU_SELF, in->self);
+	add(b, "--file=%s:" EMU_GUEST_DIR "%s", in->guest, base_name(in->guest));
+	if (in->report_json)
+		add(b, "--output=" EMU_REPORT_JSON ":%s", in->report_json);
+	if (in->compare_json)
+		add(b, "--output=" EMU_COMPARE_JSON ":%s", in->compare_json);
+	add(b, "--");
+}
+
+static void add_inner_options(struct argv_builder *b, const struct options *o,
+			      const struct emu_inputs *in)
+{
+	add(b, "csan-vmm");
+	add(b, "--host=kvm"); /* inside, /dev/kvm is kvm-amd: never recurse */
+	add(b, "--cpus=%u", o->cpus);
+	if (o->mem_given)
+		add(b, "--memory=%lluK", (unsigned long long)(o->mem_bytes >> 10));
+	if (o->guest_kind != GUEST_AUTO)
+		add(b, "--guest=%s", o->guest_kind == GUEST_LINUX ? "linux" : "csan");
+	if (o->append)
+		add(b, "--append=%s", o->append);
+	if (o->scenario)
+		add(b, "--scenario=%s", o->scenario);
+	if (o->timeout_s)
+		add(b, "--timeout=%u", o->timeout_s);
+	if (o->seed_given)
+		add(b, "--seed=%" PRIu64, o->seed);
+	if (o->report_json)
+		add(b, "--report-json=" EMU_REPORT_JSON);
+	if (o->watch_given)
+		add(b, "--watch=%s", o->watch_hw ? "hw" : "soft");
+	if (o->compare)
+		add(b, "--compare");
+	if (o->compare_json)
+		add(b, "--compare-json=" EMU_COMPARE_JSON);
+	/* Our terminal's keys arrive on the inner one's standard input. */
+	add(b, "--console-escapes=%s", in->relay_stdin ? "on" : "off");
+	if (o->sandbox_given)
+		add(b, "--sandbox=%s", o->sandbox ? "on" : "off");
+	if (o->quiet)
+		add(b, "--quiet");
+	add(b, EMU_GUEST_DIR "%s", base_name(in->guest));
+}
+
+char **emulated_argv(const struct options *o, const struct emu_inputs *in)
+{
+	struct argv_builder b = { 0 };
+
+	add_harness_options(&b, o, in);
+	add_inner_options(&b, o, in);
+	if (b.failed) {
+		emulated_argv_free(b.v); /* NULL-terminated after every add */
+		return NULL;
+	}
+	return b.v;
+}
+
+void emulated_argv_free(char **argv)
+{
+	size_t i;
+
+	if (!argv)
+		return;
+	for (i = 0; argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+char *const *emulated_inner_argv(char *const *argv)
+{
+	size_t i;
+
+	for (i = 0; argv[i]; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return argv[i + 1] ? &argv[i + 1] : NULL;
+	return NULL;
+}

@@ -1,0 +1,312 @@
+/* guest_run.c: one run of the guest in one watch mode, start to exit status. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "csan/abi.h"
+#include "vmm/console/console_input.h"
+#include "vmm/run/control_server.h"
+#include "vmm/image/elf_guest.h"
+#include "vmm/run/exit_status.h"
+#include "vmm/run/guest_run.h"
+#include "vmm/guest/csan/hc_attach.h"
+#include "vmm/hwwatch/hw_watch.h"
+#include "vmm/guest/linux/linux_guest.h"
+#include "vmm/guest/profile.h"
+#include "vmm/run/options.h"
+#include "vmm/console/status_line.h"
+#include "vmm/hwwatch/watch_mode.h"
+#include "watch/report_log.h"
+#include "watch/sym.h"
+#include "watch/unwind.h"
+
+#define WHY_LEN 512
+
+int guest_run_pick_scenario(const struct options *o, const struct elf_guest *g,
+			    const char **out)
+{
+	if (!o->scenario) {
+		*out = elf_guest_find_scenario(g, OPT_DEFAULT_SCENARIO) ? OPT_DEFAULT_SCENARIO
+									: NULL;
+		return 0;
+	}
+	if (!g->nscenarios) {
+		fprintf(stderr, "csan-vmm: --scenario: %s has no scenario table "
+				"(section " CSAN_SCENARIO_SECTION "); drop --scenario "
+				"or use the bundled guest\n", g->path);
+		return -ENOENT;
+	}
+	if (!elf_guest_find_scenario(g, o->scenario)) {
+		fprintf(stderr, "csan-vmm: --scenario: %s has no scenario '%s'; "
+				"'csan-vmm --scenario=list' shows the ones it has\n",
+			g->path, o->scenario);
+		return -ENOENT;
+	}
+	*out = o->scenario;
+	return 0;
+}
+
+/* The report pipeline: symbols and unwinder for the image, the report log. */
+struct pipeline {
+	struct sym *sym;
+	struct unwinder *unw;
+	struct report_log *log;
+};
+
+static void pipeline_close(struct pipeline *p)
+{
+	report_log_free(p->log);
+	unwind_free(p->unw); /* before sym_close: it holds sym's Dwfl */
+	sym_close(p->sym);
+	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * Open the symbolizer on @path and a report log for a run in @ro's mode.
+ * Returns 0, or -errno after printing why.
+ */
+static int pipeline_open(struct pipeline *p, const struct guest_run_opts *ro, const char *path,
+			 const struct guest_profile *prof)
+{
+	struct report_log_opts lo = { 0 };
+	char why[WHY_LEN];
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	rc = sym_open(path, &p->sym, why, sizeof(why));
+	if (!rc && ro->o->source_root && sym_set_source_root(p->sym, ro->o->source_root)) {
+		snprintf(why, sizeof(why), "--source-root: out of memory");
+		rc = -ENOMEM;
+	}
+	if (!rc && !ro->o->source_root && prof->source_root)
+		prof->source_root(p->sym);
+	if (!rc)
+		rc = unwind_new(p->sym, &p->unw, why, sizeof(why));
+	if (rc) {
+		fprintf(stderr, "csan-vmm: %s\n", why);
+		goto fail;
+	}
+	lo.sym = p->sym;
+	lo.env.guest = path;
+	lo.env.mode = ro->watch_hw ? "hw" : "soft";
+	lo.text = stderr;
+	lo.json = ro->report_json;
+	lo.interval_ms = REPORT_LOG_DEFAULT_INTERVAL_MS;
+	lo.before_print = status_line_hide;
+	if (prof->report_log_opts)
+		prof->report_log_opts(&lo);
+	rc = report_log_new(&lo, &p->log);
+	if (rc) {
+		fprintf(stderr, "csan-vmm: out of memory\n");
+		goto fail;
+	}
+	return 0;
+fail:
+	pipeline_close(p);
+	return rc;
+}
+
+/*
+ * A quit asked for by the user (Ctrl-a x, the control socket's quit) is
+ * the normal way to end a guest that never exits by itself, so it answers
+ * the question a run asks, like a guest that finished: races or none.
+ */
+static int exit_status(const struct vm_outcome *out, uint64_t races, bool quiet)
+{
+	switch (out->end) {
+	case VM_END_EXIT:
+		if (out->guest_status == 0 && races) {
+			fprintf(stderr, "csan-vmm: guest finished, %" PRIu64 " race report%s\n",
+				races, races == 1 ? "" : "s");
+			return EXIT_RACES;
+		}
+		if (out->guest_status == 0) {
+			if (!quiet)
+				fprintf(stderr, "csan-vmm: guest finished, no races reported\n");
+			return EXIT_CLEAN;
+		}
+		fprintf(stderr, "csan-vmm: guest reported failure (exit status %d)\n",
+			out->guest_status);
+		return EXIT_GUEST_FAILED;
+	case VM_END_QUIT:
+		fprintf(stderr, "csan-vmm: stopped on request (quit), %" PRIu64 " race report%s\n",
+			races, races == 1 ? "" : "s");
+		return races ? EXIT_RACES : EXIT_CLEAN;
+	case VM_END_SIGNAL:
+		fprintf(stderr, "csan-vmm: stopped by %s\n", strsignal(out->signal));
+		return EXIT_INTERRUPTED;
+	case VM_END_HOST_ERROR:
+		return EXIT_USAGE;
+	case VM_END_FAULT:
+	case VM_END_TIMEOUT:
+	default:
+		/* vm_run already printed the fault, registers or timeout. */
+		return EXIT_GUEST_FAILED;
+	}
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Every console line to the profile, in console order (serial.c). */
+static void profile_line_hook(void *ctx, const char *line, size_t len)
+{
+	struct vm *vm = ctx;
+
+	vm->profile->console_line(vm, line, len);
+}
+
+/*
+ * Create the VM, load @g, let @prof add its devices and set up the boot;
+ * prints why not.  Returns 0 or -errno.
+ */
+static int build_vm(struct elf_guest *g, const struct guest_profile *prof,
+		    const struct vm_config *cfg, const char *cmdline, struct vm **vm)
+{
+	char why[WHY_LEN];
+	int rc;
+
+	rc = vm_create(cfg, vm, why, sizeof(why));
+	if (!rc)
+		rc = elf_guest_load(g, vm_ram(*vm), vm_ram_size(*vm), why, sizeof(why));
+	if (!rc) {
+		(*vm)->image = g;
+		(*vm)->profile = prof;
+		if (prof->setup)
+			rc = prof->setup(*vm, why, sizeof(why));
+	}
+	if (!rc && prof->console_line) {
+		(*vm)->serial.line_hook = profile_line_hook;
+		(*vm)->serial.line_ctx = *vm;
+	}
+	if (!rc)
+		rc = vm_boot_setup(*vm, g->pvh_entry, cmdline, why, sizeof(why));
+	if (rc)
+		fprintf(stderr, "csan-vmm: %s\n", why);
+	return rc;
+}
+
+int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest_run_result *res)
+{
+	const struct options *o = ro->o;
+	const struct guest_profile *prof;
+	struct vm_config cfg = {
+		.ncpus = o->cpus,
+		.mem_bytes = o->mem_bytes,
+		.timeout_s = o->timeout_s,
+		.quiet = o->quiet,
+		.status_line = status_line_wanted(o->quiet),
+		.sandbox = o->sandbox,
+	};
+	struct control_server *control = NULL;
+	struct console_input *console = NULL;
+	struct pipeline pipe = { 0 };
+	struct timespec t0;
+	char why[WHY_LEN];
+	char *cmdline = NULL;
+	struct vm *vm = NULL;
+
+	memset(res, 0, sizeof(*res));
+	res->status = EXIT_USAGE;
+	/* Before anything boots, so a bad --control path costs nothing. */
+	if (o->control_path && control_server_open(o->control_path, &control, why, sizeof(why))) {
+		fprintf(stderr, "csan-vmm: %s\n", why);
+		return res->status;
+	}
+	prof = guest_profile_pick(g, o->guest_kind, why, sizeof(why));
+	if (!prof) {
+		fprintf(stderr, "csan-vmm: %s\n", why);
+		goto out;
+	}
+	if (prof == &linux_profile && !o->mem_given)
+		cfg.mem_bytes = LINUX_DEFAULT_MEMORY;
+	if (elf_guest_check_fits(g, cfg.mem_bytes, why, sizeof(why))) {
+		fprintf(stderr, "csan-vmm: %s\n", why);
+		goto out;
+	}
+	if (pipeline_open(&pipe, ro, g->path, prof))
+		goto out;
+	cmdline = prof->cmdline(o, ro->scenario);
+	if (!cmdline) {
+		fprintf(stderr, "csan-vmm: out of memory\n");
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (build_vm(g, prof, &cfg, cmdline, &vm))
+		goto out;
+	vm->sym = pipe.sym;
+	vm->unw = pipe.unw;
+	vm->reports = pipe.log;
+	if (ro->hw_known) {
+		snprintf(vm->hw_unavailable, sizeof(vm->hw_unavailable), "%s",
+			 ro->hw_unavailable ? ro->hw_unavailable : "");
+		vm->hw_probed = true;
+	}
+	if (ro->watch_hw && watch_mode_set(vm, true, why, sizeof(why))) {
+		fprintf(stderr, "csan-vmm: --watch=hw: %s\n", why);
+		goto out;
+	}
+	if ((control && control_server_start(control, vm, why, sizeof(why))) ||
+	    console_input_start(vm, STDIN_FILENO, o->console_escapes, &console, why,
+				sizeof(why))) {
+		fprintf(stderr, "csan-vmm: %s\n", why);
+		goto out;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "csan-vmm: booting %s (%s guest) on %u vCPU%s, %" PRIu64 " MiB, "
+				"watch mode %s, command line \"%s\"\n",
+			g->path, prof->name, o->cpus, o->cpus == 1 ? "" : "s",
+			cfg.mem_bytes >> 20, ro->watch_hw ? "hw" : "soft", cmdline);
+	if (vm_run(vm, &res->outcome))
+		goto out;
+	res->wall_s = seconds_since(&t0);
+	res->ran = true;
+	/* The terminal back to normal before the summary; no more commands. */
+	console_input_stop(console);
+	console = NULL;
+	control_server_close(control);
+	control = NULL;
+	console_result_line(&vm->serial, res->result_line, sizeof(res->result_line));
+	/* Every vCPU has stopped: the log is complete, whatever ended the run. */
+	if (prof->console_end)
+		prof->console_end(vm);
+	report_log_summary(pipe.log);
+	if (!o->quiet) {
+		hc_attach_print_counters(vm, stderr);
+		hw_watch_print_stats(vm, stderr);
+	}
+	res->status = exit_status(&res->outcome, report_log_total(pipe.log), o->quiet);
+	if (prof->summarize)
+		res->status = prof->summarize(vm, res->status, stderr);
+	/* The caller reads the races after the symbols are gone: they are plain strings. */
+	res->log = pipe.log;
+	pipe.log = NULL;
+out:
+	console_input_stop(console);
+	control_server_close(control);
+	if (vm && vm->profile && vm->profile->teardown) {
+		vm->serial.line_hook = NULL; /* serial_destroy's last flush must not reach it */
+		vm->profile->teardown(vm);
+	}
+	if (vm)
+		vm_destroy(vm);
+	pipeline_close(&pipe);
+	free(cmdline);
+	return res->status;
+}
+
+void guest_run_result_free(struct guest_run_result *res)
+{
+	report_log_free(res->log);
+	res->log = NULL;
+}

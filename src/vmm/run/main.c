@@ -1,0 +1,200 @@
+/* main.c: csan-vmm's entry point: options, guest image, VM, exit status. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "csan/abi.h"
+#include "vmm/run/compare.h"
+#include "vmm/run/control_client.h"
+#include "vmm/image/elf_guest.h"
+#include "vmm/run/emulated.h"
+#include "vmm/run/exit_status.h"
+#include "vmm/run/guest_path.h"
+#include "vmm/run/guest_run.h"
+#include "vmm/guest/csan/hc_attach.h"
+#include "vmm/guest/csan/hc_report.h"
+#include "vmm/run/host_select.h"
+#include "vmm/hwwatch/hw_watch.h"
+#include "vmm/run/options.h"
+#include "vmm/kvm/probe.h"
+#include "vmm/guest/profile.h"
+
+#define WHY_LEN 512
+
+static void list_scenarios(const struct elf_guest *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->nscenarios; i++) {
+		const struct elf_scenario *s = &g->scenarios[i];
+
+		if (s->flags & CSAN_SCENARIO_TEST_ONLY)
+			continue;
+		printf("%-24s %s\n", s->name, s->summary);
+	}
+}
+
+/* One run, as the command line says; returns the exit status. */
+static int run_once(const struct options *o, struct elf_guest *g)
+{
+	struct guest_run_opts ro = { .o = o, .watch_hw = o->watch_hw };
+	struct guest_run_result res;
+	char hw_why[WHY_LEN];
+	int status;
+
+	if (guest_run_pick_scenario(o, g, &ro.scenario))
+		return EXIT_USAGE;
+	/*
+	 * Can this host do hardware-watchpoint mode?  A few milliseconds in a
+	 * throw-away VM.  --watch=hw where guest data breakpoints never fire
+	 * (PVM, HOST-FACTS.md) would silently find only what soft mode finds:
+	 * refuse with what the probe saw.  A run starting in soft mode leaves
+	 * the question to its first switch to hw mode (watch_mode.c).
+	 */
+	if (o->watch_hw && probe_data_watchpoints(hw_why, sizeof(hw_why)) != 1) {
+		fprintf(stderr, "csan-vmm: --watch=hw: %s\n", hw_why);
+		return EXIT_USAGE;
+	}
+	ro.hw_known = o->watch_hw;
+	if (o->report_json) {
+		ro.report_json = fopen(o->report_json, "w");
+		if (!ro.report_json) {
+			fprintf(stderr, "csan-vmm: --report-json: cannot write %s: %s\n",
+				o->report_json, strerror(errno));
+			return EXIT_USAGE;
+		}
+	}
+	status = guest_run(g, &ro, &res);
+	guest_run_result_free(&res);
+	if (ro.report_json && fclose(ro.report_json))
+		perror("csan-vmm: --report-json");
+	return status;
+}
+
+/*
+ * --probe: this machine's KVM, then (unless --host=kvm) the emulated host;
+ * the exit status says whether hw mode runs with the --host given.
+ */
+static int probe(const struct options *o)
+{
+	int direct = 2, emu = 2;
+
+	if (o->host != OPT_HOST_EMULATED)
+		direct = probe_report(stdout, stderr);
+	if (o->host == OPT_HOST_KVM)
+		return direct;
+	emu = emulated_probe(stdout);
+	if (o->host == OPT_HOST_EMULATED)
+		return emu;
+	printf("--host=auto: --watch=hw and --compare run %s\n", !direct ? "on this machine's KVM"
+								 : !emu	 ? "in the emulated host"
+									 : "nowhere here");
+	return direct && emu ? 2 : 0;
+}
+
+/*
+ * A run in the emulated host: refuse what cannot cross into it, check the
+ * scenario name here (a typo should not cost a boot), then hand over.
+ */
+static int run_emulated(const struct options *o, const struct elf_guest *g, const char *why)
+{
+	const char *scenario;
+
+	if (o->control_path) {
+		fprintf(stderr, "csan-vmm: --control: not available in the emulated host, where "
+				"csan-vmm runs inside QEMU and the socket would be too; use the "
+				"Ctrl-a keys on the terminal (they reach it), or a host with "
+				"/dev/kvm (--host=kvm)\n");
+		return EXIT_USAGE;
+	}
+	if (!(o->compare && o->scenario && strcmp(o->scenario, OPT_ALL_SCENARIOS) == 0) &&
+	    guest_run_pick_scenario(o, g, &scenario))
+		return EXIT_USAGE;
+	if (o->host == OPT_HOST_AUTO)
+		fprintf(stderr,
+			"csan-vmm: %s: running in the emulated host (%s); --host=kvm "
+			"to refuse\n",
+			why, HOST_EMULATED_COST);
+	return emulated_run(o, g->path);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct elf_guest g;
+	const struct guest_profile *prof;
+	char why[WHY_LEN];
+	char *bundled = NULL;
+	const char *path;
+	int status;
+
+	if (options_parse(argc, argv, &o, stderr))
+		return EXIT_USAGE;
+	if (o.action == OPT_HELP) {
+		options_usage(stdout);
+		return EXIT_CLEAN;
+	}
+	if (o.action == OPT_PROBE) {
+		status = probe(&o);
+		options_free(&o);
+		return status;
+	}
+	if (hc_report_register() || hc_attach_register() || hw_watch_register()) {
+		fprintf(stderr, "csan-vmm: internal error: cannot register the hypercalls\n");
+		return EXIT_USAGE;
+	}
+	if (o.action == OPT_SEND) {
+		status = control_client_send(o.control_path, o.sends, o.nsends);
+		options_free(&o);
+		return status;
+	}
+	if (o.action == OPT_VERSION) {
+		printf("%s %s (guest ABI %d)\n", PACKAGE_NAME, PACKAGE_VERSION, CSAN_ABI_VERSION);
+		return EXIT_CLEAN;
+	}
+	if (!o.seed_given)
+		o.seed = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid();
+
+	path = o.guest_path;
+	if (!path) {
+		bundled = guest_path_bundled(why, sizeof(why));
+		if (!bundled) {
+			fprintf(stderr, "csan-vmm: %s\n", why);
+			options_free(&o);
+			return EXIT_USAGE;
+		}
+		path = bundled;
+	}
+	if (elf_guest_open(path, &g, why, sizeof(why))) {
+		fprintf(stderr, "csan-vmm: %s\n", why);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (o.action == OPT_LIST_SCENARIOS) {
+		if (!g.nscenarios) {
+			fprintf(stderr, "csan-vmm: %s has no scenario table\n", g.path);
+			status = EXIT_USAGE;
+		} else {
+			list_scenarios(&g);
+			status = EXIT_CLEAN;
+		}
+	} else if (!(prof = guest_profile_pick(&g, o.guest_kind, why, sizeof(why)))) {
+		fprintf(stderr, "csan-vmm: %s\n", why);
+		status = EXIT_USAGE;
+	} else if (host_select(&o, prof, why, sizeof(why)) == OPT_HOST_EMULATED) {
+		status = run_emulated(&o, &g, why);
+	} else {
+		status = o.compare ? compare_run(&o, &g) : run_once(&o, &g);
+	}
+	elf_guest_close(&g);
+out:
+	free(bundled);
+	options_free(&o);
+	return status;
+}

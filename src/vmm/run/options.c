@@ -1,0 +1,478 @@
+/* options.c: parse and check the csan-vmm command line. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csan/abi.h"
+#include "vmm/run/control_cmd.h"
+#include "vmm/run/options.h"
+#include "vmm/guest/profile.h"
+
+/* Long-only options get values above the char range. */
+enum {
+	OPTK_TIMEOUT = 0x100,
+	OPTK_SEED,
+	OPTK_VERSION,
+	OPTK_REPORT_JSON,
+	OPTK_WATCH,
+	OPTK_PROBE,
+	OPTK_COMPARE,
+	OPTK_COMPARE_JSON,
+	OPTK_CONTROL,
+	OPTK_SEND,
+	OPTK_CONSOLE_ESCAPES,
+	OPTK_SANDBOX,
+	OPTK_HOST,
+	OPTK_GUEST,
+	OPTK_SOURCE_ROOT,
+};
+
+/*
+ * Sanitizer runtimes report from the thread that erred, and a report runs
+ * a symbolizer and reads /proc: calls the vCPU sandbox refuses.  So such
+ * builds start with it off (--sandbox=on still turns it on).
+ */
+#ifdef CSAN_SANITIZED_BUILD
+#define OPT_DEFAULT_SANDBOX false
+#define OPT_DEFAULT_SANDBOX_NAME "off"
+#else
+#define OPT_DEFAULT_SANDBOX true
+#define OPT_DEFAULT_SANDBOX_NAME "on"
+#endif
+
+static const struct option long_options[] = {
+	{ "cpus", required_argument, NULL, 'c' },
+	{ "memory", required_argument, NULL, 'm' },
+	{ "append", required_argument, NULL, 'a' },
+	{ "scenario", required_argument, NULL, 's' },
+	{ "timeout", required_argument, NULL, OPTK_TIMEOUT },
+	{ "seed", required_argument, NULL, OPTK_SEED },
+	{ "report-json", required_argument, NULL, OPTK_REPORT_JSON },
+	{ "source-root", required_argument, NULL, OPTK_SOURCE_ROOT },
+	{ "watch", required_argument, NULL, OPTK_WATCH },
+	{ "compare", no_argument, NULL, OPTK_COMPARE },
+	{ "compare-json", required_argument, NULL, OPTK_COMPARE_JSON },
+	{ "control", required_argument, NULL, OPTK_CONTROL },
+	{ "send", required_argument, NULL, OPTK_SEND },
+	{ "console-escapes", required_argument, NULL, OPTK_CONSOLE_ESCAPES },
+	{ "sandbox", required_argument, NULL, OPTK_SANDBOX },
+	{ "host", required_argument, NULL, OPTK_HOST },
+	{ "guest", required_argument, NULL, OPTK_GUEST },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "probe", no_argument, NULL, OPTK_PROBE },
+	{ "version", no_argument, NULL, OPTK_VERSION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+void options_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: csan-vmm [OPTIONS] [GUEST-ELF]\n"
+		"Run a kernel under a small KVM hypervisor that hunts data races.\n"
+		"Without GUEST-ELF, the bundled guest kernel and its race zoo run.\n"
+		"\n"
+		"  -c, --cpus=N          vCPUs to start (1-%d, default %d)\n"
+		"  -m, --memory=SIZE     guest RAM, suffix K, M or G; a bare number\n"
+		"                        is MiB (default 64M, for Linux 512M; at least\n"
+		"                        16M, below 3G)\n"
+		"  -a, --append=STRING   add STRING to the guest command line (for\n"
+		"                        Linux, after the default console=ttyS0)\n"
+		"      --guest=KIND      auto (default): a PVH kernel with the csan-vmm\n"
+		"                        ABI note is a csan guest, one without is Linux;\n"
+		"                        csan or linux force the kind\n"
+		"  -s, --scenario=NAME   run scenario NAME of the bundled guest\n"
+		"                        (default %s); --scenario=list lists them;\n"
+		"                        with --compare, --scenario=all runs each one\n"
+		"      --timeout=SECONDS stop a guest still running after SECONDS\n"
+		"                        (exit status 3; default 0, no limit)\n"
+		"      --seed=N          seed for the guest's randomness (default:\n"
+		"                        from the clock, printed at start)\n"
+		"      --report-json=FILE  also write every printed report, then a\n"
+		"                        summary, to FILE as JSON Lines\n"
+		"      --source-root=DIR print source paths relative to DIR (default:\n"
+		"                        the tree the guest's DWARF says it was built from)\n"
+		"      --watch=MODE      soft: the guest's soft watchpoints only (default);\n"
+		"                        hw: also back each one with debug registers on\n"
+		"                        every vCPU (needs a host whose KVM delivers guest\n"
+		"                        data breakpoints: see --probe); on Linux, KCSAN's\n"
+		"                        watchpoints, followed from the host (start in hw\n"
+		"                        mode to switch later)\n"
+		"      --control=PATH    serve run-time commands (watch hw|soft, stats,\n"
+		"                        get/set KNOB, quit) on UNIX socket PATH\n"
+		"      --send=COMMAND    with --control=PATH: send COMMAND to the\n"
+		"                        csan-vmm serving PATH, print its reply, exit\n"
+		"                        0 on ok, 1 on error, 2 if unreachable; may be\n"
+		"                        repeated ('help' lists the commands)\n"
+		"      --console-escapes=auto|on|off  Ctrl-a keys on standard input:\n"
+		"                        h help, w watch mode, s stats, x quit;\n"
+		"                        auto (default) = on when it is a terminal\n"
+		"      --sandbox=on|off  put vCPU threads under a seccomp allow-list\n"
+		"                        once the guest runs (default %s; off is for\n"
+		"                        debugging the VMM)\n"
+		"      --host=auto|kvm|emulated  where the guest runs: kvm = this\n"
+		"                        machine's /dev/kvm; emulated = csan-vmm runs itself\n"
+		"                        in the emulated host (QEMU TCG with an AMD CPU and\n"
+		"                        real kvm-amd: works anywhere, debug registers work,\n"
+		"                        guest code 10-25x slower); auto (default) = kvm\n"
+		"                        when /dev/kvm exists and can do what is asked\n"
+		"                        (--watch=hw, --compare need data watchpoints),\n"
+		"                        else emulated, said in one line on stderr\n"
+		"      --compare         run the guest twice, in soft then in hw mode, with\n"
+		"                        the same seed and --timeout, and print a table of\n"
+		"                        each race: which mode found it, how often, how\n"
+		"                        soon, what saw the other side; then the totals and\n"
+		"                        the hw/soft slowdown.  With --host=kvm on a host\n"
+		"                        that cannot do hw mode (see --probe) it says so\n"
+		"                        and runs soft only\n"
+		"      --compare-json=FILE  also write the comparison to FILE as JSON\n"
+		"  -q, --quiet           print only the guest console and findings (no\n"
+		"                        status line; otherwise one is drawn on stderr\n"
+		"                        while the guest runs, when stderr is a terminal\n"
+		"                        and TERM is set and not dumb)\n"
+		"      --probe           check what this host's KVM can do (debug\n"
+		"                        registers for hardware-watchpoint mode) and,\n"
+		"                        unless --host=kvm, the emulated host; exit 0 when\n"
+		"                        hw mode can run with this --host, 2 when not\n"
+		"      --version         print the version and the guest ABI\n"
+		"  -h, --help            print this help\n"
+		"\n"
+		"Exit status: 0 the guest finished (or was told to quit) and\n"
+		"nothing was reported; 1 the same, but races were reported; 2 usage,\n"
+		"configuration or host error; 3 the guest failed (exception, triple\n"
+		"fault, panic, timeout); 130 interrupted.  With --compare: 1 if any\n"
+		"run reported a race, 0 if none; 2 or 3 if any run ended so (2 first).\n"
+		"See csan-vmm(1).\n",
+		CSAN_MAX_CPUS, OPT_DEFAULT_CPUS, OPT_DEFAULT_SCENARIO, OPT_DEFAULT_SANDBOX_NAME);
+}
+
+static int usage_error(FILE *errf, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("csan-vmm: ", errf);
+	va_start(ap, fmt);
+	vfprintf(errf, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'csan-vmm --help' for more information.\n", errf);
+	return -EINVAL;
+}
+
+/* Strict unsigned parse: digits only (base 10 or 0x hex), no sign, no junk. */
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (s[0] < '0' || s[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int options_parse_size(const char *s, uint64_t *bytes)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 20; /* bare numbers are MiB */
+
+	if (s[0] < '0' || s[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case '\0': break;
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	default: return -EINVAL;
+	}
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B')
+		end++;
+	if (*end || v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	*bytes = (uint64_t)v << shift;
+	return 0;
+}
+
+static int parse_cpus(const char *arg, struct options *o, FILE *errf)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, &v) || v < 1 || v > CSAN_MAX_CPUS)
+		return usage_error(errf, "--cpus: '%s' is not a vCPU count from 1 to %d",
+				   arg, CSAN_MAX_CPUS);
+	o->cpus = (unsigned)v;
+	return 0;
+}
+
+static int parse_memory(const char *arg, struct options *o, FILE *errf)
+{
+	uint64_t v;
+
+	if (options_parse_size(arg, &v))
+		return usage_error(errf, "--memory: '%s' is not a size such as 64M or 1G", arg);
+	if (v < OPT_MIN_MEMORY || v > CSAN_RAM_LIMIT)
+		return usage_error(errf,
+				   "--memory: %s is out of range: give at least 16M and at most 3G", arg);
+	if (v & 0xfff)
+		return usage_error(errf, "--memory: %s is not a multiple of 4K", arg);
+	o->mem_bytes = v;
+	return 0;
+}
+
+static int parse_timeout(const char *arg, struct options *o, FILE *errf)
+{
+	uint64_t v;
+
+	/* One day is far beyond any sensible run and keeps arithmetic small. */
+	if (parse_u64(arg, &v) || v > 86400)
+		return usage_error(errf, "--timeout: '%s' is not a number of seconds from 0 to 86400", arg);
+	o->timeout_s = (unsigned)v;
+	return 0;
+}
+
+/* Several -a options accumulate, separated by spaces, as on a kernel command line. */
+static int add_append(const char *arg, struct options *o, FILE *errf)
+{
+	size_t old = o->append ? strlen(o->append) : 0;
+	char *s = malloc(old + strlen(arg) + 2);
+
+	if (!s) {
+		fputs("csan-vmm: out of memory\n", errf);
+		return -ENOMEM;
+	}
+	if (old)
+		sprintf(s, "%s %s", o->append, arg);
+	else
+		strcpy(s, arg);
+	free((char *)o->append);
+	o->append = s;
+	return 0;
+}
+
+static int parse_scenario(const char *arg, struct options *o, FILE *errf)
+{
+	if (!arg[0])
+		return usage_error(errf, "--scenario: give a scenario name, or 'list'");
+	if (strcmp(arg, "list") == 0)
+		o->action = OPT_LIST_SCENARIOS;
+	else
+		o->scenario = arg;
+	return 0;
+}
+
+static int add_send(const char *arg, struct options *o, FILE *errf)
+{
+	const char **s;
+
+	if (strlen(arg) > CONTROL_LINE_MAX || strchr(arg, '\n') || !arg[strspn(arg, " \t\r")])
+		return usage_error(errf,
+				   "--send: give one command of at most %d bytes without a "
+				   "newline, e.g. --send=stats ('help' lists them)",
+				   CONTROL_LINE_MAX);
+	s = realloc(o->sends, (o->nsends + 1) * sizeof(*s));
+	if (!s) {
+		fputs("csan-vmm: out of memory\n", errf);
+		return -ENOMEM;
+	}
+	s[o->nsends++] = arg;
+	o->sends = s;
+	if (o->action == OPT_RUN)
+		o->action = OPT_SEND;
+	return 0;
+}
+
+static int parse_console_escapes(const char *arg, struct options *o, FILE *errf)
+{
+	if (strcmp(arg, "auto") == 0)
+		o->console_escapes = CONSOLE_ESCAPES_AUTO;
+	else if (strcmp(arg, "on") == 0)
+		o->console_escapes = CONSOLE_ESCAPES_ON;
+	else if (strcmp(arg, "off") == 0)
+		o->console_escapes = CONSOLE_ESCAPES_OFF;
+	else
+		return usage_error(errf, "--console-escapes: '%s' is not auto, on or off", arg);
+	return 0;
+}
+
+static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'c': return parse_cpus(arg, o, errf);
+	case 'm': o->mem_given = true; return parse_memory(arg, o, errf);
+	case 'a': return add_append(arg, o, errf);
+	case 's': return parse_scenario(arg, o, errf);
+	case OPTK_TIMEOUT: return parse_timeout(arg, o, errf);
+	case OPTK_SEED:
+		if (parse_u64(arg, &v))
+			return usage_error(errf, "--seed: '%s' is not an unsigned 64-bit number", arg);
+		o->seed = v;
+		o->seed_given = true;
+		return 0;
+	case OPTK_REPORT_JSON:
+		if (!arg[0])
+			return usage_error(errf, "--report-json: give a file name");
+		o->report_json = arg;
+		return 0;
+	case OPTK_SOURCE_ROOT:
+		if (!arg[0])
+			return usage_error(errf, "--source-root: give a directory");
+		o->source_root = arg;
+		return 0;
+	case OPTK_WATCH:
+		if (strcmp(arg, "soft") && strcmp(arg, "hw"))
+			return usage_error(errf, "--watch: '%s' is not a mode; use soft or hw", arg);
+		o->watch_hw = strcmp(arg, "hw") == 0;
+		o->watch_given = true;
+		return 0;
+	case OPTK_COMPARE: o->compare = true; return 0;
+	case OPTK_COMPARE_JSON:
+		if (!arg[0])
+			return usage_error(errf, "--compare-json: give a file name");
+		o->compare_json = arg;
+		return 0;
+	case OPTK_CONTROL:
+		if (!arg[0])
+			return usage_error(errf, "--control: give a socket path");
+		o->control_path = arg;
+		return 0;
+	case OPTK_SEND: return add_send(arg, o, errf);
+	case OPTK_CONSOLE_ESCAPES: return parse_console_escapes(arg, o, errf);
+	case OPTK_SANDBOX:
+		if (strcmp(arg, "on") && strcmp(arg, "off"))
+			return usage_error(errf, "--sandbox: '%s' is not on or off", arg);
+		o->sandbox = strcmp(arg, "on") == 0;
+		o->sandbox_given = true;
+		return 0;
+	case OPTK_HOST:
+		if (strcmp(arg, "auto") == 0)
+			o->host = OPT_HOST_AUTO;
+		else if (strcmp(arg, "kvm") == 0)
+			o->host = OPT_HOST_KVM;
+		else if (strcmp(arg, "emulated") == 0)
+			o->host = OPT_HOST_EMULATED;
+		else
+			return usage_error(errf, "--host: '%s' is not auto, kvm or emulated", arg);
+		return 0;
+	case OPTK_GUEST:
+		if (guest_kind_parse(arg, &o->guest_kind))
+			return usage_error(
+				errf, "--guest: '%s' is not a kind; use auto, csan or linux", arg);
+		return 0;
+	case 'q': o->quiet = true; return 0;
+	case 'h': o->action = OPT_HELP; return 0;
+	case OPTK_VERSION: o->action = OPT_VERSION; return 0;
+	case OPTK_PROBE: o->action = OPT_PROBE; return 0;
+	default: return -EINVAL; /* getopt already said what was wrong */
+	}
+}
+
+/* Options that only make sense together, or not at all together. */
+static int check_combinations(struct options *o, FILE *errf)
+{
+	if (o->action != OPT_RUN)
+		return 0;
+	if (o->compare_json && !o->compare)
+		return usage_error(errf, "--compare-json: only with --compare; add --compare");
+	if (o->compare && o->watch_given)
+		return usage_error(errf, "--watch: --compare runs both modes itself; drop --watch");
+	if (o->scenario && strcmp(o->scenario, OPT_ALL_SCENARIOS) == 0 && !o->compare)
+		return usage_error(errf, "--scenario=all: only with --compare; add --compare, "
+					 "or name one scenario (--scenario=list lists them)");
+	return 0;
+}
+
+int options_parse(int argc, char **argv, struct options *o, FILE *errf)
+{
+	int c, rc;
+
+	memset(o, 0, sizeof(*o));
+	o->action = OPT_RUN;
+	o->cpus = OPT_DEFAULT_CPUS;
+	o->mem_bytes = OPT_DEFAULT_MEMORY;
+	o->sandbox = OPT_DEFAULT_SANDBOX;
+
+	optind = 0; /* full reset, so tests can parse several times */
+	opterr = 0; /* we print our own messages, on errf */
+	while ((c = getopt_long(argc, argv, ":c:m:a:s:qh", long_options, NULL)) != -1) {
+		if (c == '?') {
+			if (optopt)
+				rc = usage_error(errf, "unknown option '-%c'", optopt);
+			else
+				rc = usage_error(errf, "unknown option '%s'", argv[optind - 1]);
+			goto fail;
+		}
+		if (c == ':') {
+			rc = usage_error(errf, "option '%s' needs a value", argv[optind - 1]);
+			goto fail;
+		}
+		rc = parse_one(c, optarg, o, errf);
+		if (rc)
+			goto fail;
+	}
+	if (o->nsends && !o->control_path) {
+		rc = usage_error(errf, "--send needs --control=PATH: the socket of the "
+				       "csan-vmm to send to");
+		goto fail;
+	}
+	if (optind < argc)
+		o->guest_path = argv[optind++];
+	if (optind < argc) {
+		rc = usage_error(errf, "unexpected argument '%s' after GUEST-ELF '%s'",
+				 argv[optind], o->guest_path);
+		goto fail;
+	}
+	rc = check_combinations(o, errf);
+	if (rc)
+		goto fail;
+	return 0;
+fail:
+	options_free(o);
+	return rc;
+}
+
+const char *options_host_name(enum opt_host h)
+{
+	switch (h) {
+	case OPT_HOST_KVM: return "kvm";
+	case OPT_HOST_EMULATED: return "emulated";
+	default: return "auto";
+	}
+}
+
+void options_free(struct options *o)
+{
+	free((char *)o->append);
+	o->append = NULL;
+	free(o->sends);
+	o->sends = NULL;
+	o->nsends = 0;
+}
+
+char *options_guest_cmdline(const struct options *o, const char *scenario)
+{
+	char *s = NULL;
+	int n;
+
+	n = asprintf(&s, "%s%s%sseed=%" PRIu64 "%s%s",
+		     scenario ? "scenario=" : "", scenario ? scenario : "",
+		     scenario ? " " : "", o->seed,
+		     o->append ? " " : "", o->append ? o->append : "");
+	return n < 0 ? NULL : s;
+}
