@@ -14,6 +14,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "vmm/base/log.h"
 #include "vmm/console/console_input.h"
 #include "vmm/run/control_cmd.h"
 #include "vmm/console/escape.h"
@@ -92,9 +93,8 @@ static int tty_make_raw(int fd, char *why, size_t whylen)
 	struct termios t;
 
 	if (tcgetattr(fd, &tty_saved) < 0) {
-		snprintf(why, whylen, "--console-escapes: cannot read the terminal's settings: %s",
-			 strerror(errno));
-		return -errno;
+		return why_errno(why, whylen, errno,
+				 "--console-escapes: cannot read the terminal's settings");
 	}
 	t = tty_saved;
 	t.c_lflag &= ~(tcflag_t)(ICANON | ECHO | ECHONL | IEXTEN);
@@ -135,10 +135,9 @@ static void do_watch_toggle(struct console_input *ci)
 	char why[512];
 
 	if (watch_mode_set(ci->vm, !watch_mode_hw(ci->vm), why, sizeof(why)))
-		fprintf(stderr, "csan-vmm: watch mode stays %s: %s\n", watch_mode_name(ci->vm),
-			why);
+		log_error("watch mode stays %s: %s", watch_mode_name(ci->vm), why);
 	else
-		fprintf(stderr, "csan-vmm: watch mode: %s\n", watch_mode_name(ci->vm));
+		log_error("watch mode: %s", watch_mode_name(ci->vm));
 }
 
 static void do_escape(struct console_input *ci, enum escape_action a, uint8_t input)
@@ -150,25 +149,22 @@ static void do_escape(struct console_input *ci, enum escape_action a, uint8_t in
 		if (serial_receive(&ci->vm->serial, &input, 1))
 			break;
 		if (!ci->told_dropped)
-			fprintf(stderr, "csan-vmm: keys typed here do not reach the guest (its "
-					"UART takes no input, or is full); Ctrl-a h lists the "
-					"escape keys\n");
+			log_error("keys typed here do not reach the guest (its UART takes no "
+				  "input, or is full); Ctrl-a h lists the escape keys");
 		ci->told_dropped = true;
 		break;
 	case ESCAPE_HELP: escape_help(stderr); break;
 	case ESCAPE_WATCH: do_watch_toggle(ci); break;
 	case ESCAPE_STATS:
 		if (control_print_stats(ci->vm, stderr))
-			fprintf(stderr, "csan-vmm: no counters yet: the guest runtime has not "
-					"attached its control block\n");
+			log_error("no counters yet: the guest runtime has not attached its control "
+				  "block");
 		break;
 	case ESCAPE_QUIT:
-		fprintf(stderr, "csan-vmm: quit (Ctrl-a x)\n");
+		log_error("quit (Ctrl-a x)");
 		vm_end(ci->vm, VM_END_QUIT, 0, 0);
 		break;
-	case ESCAPE_UNKNOWN:
-		fprintf(stderr, "csan-vmm: unknown escape key; Ctrl-a h lists them\n");
-		break;
+	case ESCAPE_UNKNOWN: log_error("unknown escape key; Ctrl-a h lists them"); break;
 	}
 }
 
@@ -222,9 +218,8 @@ int console_input_start(struct vm *vm, int fd, enum console_escapes mode,
 		 * one (tcgetpgrp fails: the emulated host hands its serial port to
 		 * an inner csan-vmm this way) has no job control to fear.
 		 */
-		fprintf(stderr, "csan-vmm: --console-escapes=on: the terminal belongs to "
-				"another process group (csan-vmm runs in the background); escape "
-				"keys are off\n");
+		log_error("--console-escapes=on: the terminal belongs to another process group "
+			  "(csan-vmm runs in the background); escape keys are off");
 		return 0;
 	}
 	ci = calloc(1, sizeof(*ci));
@@ -236,8 +231,7 @@ int console_input_start(struct vm *vm, int fd, enum console_escapes mode,
 	ci->fd = fd;
 	ci->wake_fd = eventfd(0, EFD_CLOEXEC);
 	if (ci->wake_fd < 0) {
-		rc = -errno;
-		snprintf(why, whylen, "--console-escapes: eventfd failed: %s", strerror(errno));
+		rc = why_errno(why, whylen, errno, "--console-escapes: eventfd failed");
 		free(ci);
 		return rc;
 	}

@@ -1,6 +1,7 @@
 /* escape.c: Ctrl-a escape keys on the host terminal, decoded byte by byte. */
 #include "config.h"
 
+#include "vmm/base/log.h"
 #include "vmm/console/escape.h"
 
 enum escape_action escape_feed(struct escape_state *st, uint8_t byte, uint8_t *input)
@@ -31,13 +32,12 @@ enum escape_action escape_feed(struct escape_state *st, uint8_t byte, uint8_t *i
 
 void escape_help(FILE *f)
 {
-	fprintf(f, "csan-vmm: escape keys (Ctrl-a, then):\n"
-		   "csan-vmm:   h    this help\n"
-		   "csan-vmm:   w    switch watch mode between soft and hw\n"
-		   "csan-vmm:   s    the guest runtime's counters and the races so far\n"
-		   "csan-vmm:   x    end the run (summary printed, as with the control "
-		   "socket's quit)\n"
-		   "csan-vmm:   C-a  send a Ctrl-a to the guest\n"
-		   "csan-vmm: other keys would go to the guest's serial input, which "
-		   "csan-vmm does not model: they are dropped\n");
+	fprintf(f, LOG_PREFIX
+		"escape keys (Ctrl-a, then):\n" LOG_PREFIX "  h    this help\n" LOG_PREFIX
+		"  w    switch watch mode between soft and hw\n" LOG_PREFIX
+		"  s    the guest runtime's counters and the races so far\n" LOG_PREFIX
+		"  x    end the run (summary printed, as with the control "
+		"socket's quit)\n" LOG_PREFIX "  C-a  send a Ctrl-a to the guest\n" LOG_PREFIX
+		"other keys would go to the guest's serial input, which "
+		"csan-vmm does not model: they are dropped\n");
 }

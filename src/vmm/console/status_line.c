@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "csan/abi.h"
+#include "vmm/base/clock.h"
+#include "vmm/base/log.h"
 #include "vmm/guest/csan/hc_attach.h"
 #include "vmm/console/status_line.h"
 #include "vmm/kvm/vm.h"
@@ -27,8 +29,8 @@
  * a report and a hide can never miss a line being drawn.
  */
 static struct {
-	bool active;	/* between begin and end */
-	bool drawn;	/* the line is on the terminal now */
+	bool active; /* between begin and end */
+	bool drawn;  /* the line is on the terminal now */
 	int64_t start_ms;
 	int64_t quiet_until_ms; /* no draw before this: something else printed */
 	int64_t next_ms;	/* the next redraw */
@@ -54,14 +56,6 @@ static void line_unlock(void)
 	funlockfile(stderr);
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 bool status_line_wanted(bool quiet)
 {
 	const char *term = getenv("TERM");
@@ -84,7 +78,7 @@ int status_line_format(char *buf, size_t len, const struct status_sample *now,
 	if (hw)
 		snprintf(arms, sizeof(arms), ", %.0f hw arms/s",
 			 per_second(now->hw_armed, prev->hw_armed, dt));
-	return snprintf(buf, len, "csan-vmm: %.1f s, %.0f watchpoints/s%s, %" PRIu64 " race%s",
+	return snprintf(buf, len, LOG_PREFIX "%.1f s, %.0f watchpoints/s%s, %" PRIu64 " race%s",
 			(double)now->ms / 1000.0,
 			per_second(now->setup_watchpoints, prev->setup_watchpoints, dt), arms,
 			now->races, now->races == 1 ? "" : "s");
@@ -102,7 +96,7 @@ static void sample(struct vm *vm, int64_t ms, struct status_sample *s)
 
 void status_line_begin(struct vm *vm)
 {
-	int64_t t = now_ms();
+	int64_t t = clock_now_ms();
 
 	line_lock();
 	__atomic_store_n(&line.active, true, __ATOMIC_RELAXED);
@@ -112,13 +106,15 @@ void status_line_begin(struct vm *vm)
 	line.next_ms = line.quiet_until_ms;
 	line_unlock();
 	sample(vm, 0, &line.prev);
+	/* From here every message and console line erases the line first. */
+	log_set_before_output(status_line_hide);
 }
 
 int status_line_tick(struct vm *vm)
 {
 	struct status_sample now, prev;
 	char text[160];
-	int64_t t = now_ms(), wait;
+	int64_t t = clock_now_ms(), wait;
 
 	if (!__atomic_load_n(&line.active, __ATOMIC_RELAXED))
 		return -1;
@@ -159,12 +155,13 @@ void status_line_hide(void)
 		fflush(stderr);
 		line.drawn = false;
 	}
-	line.quiet_until_ms = now_ms() + STATUS_LINE_QUIET_MS;
+	line.quiet_until_ms = clock_now_ms() + STATUS_LINE_QUIET_MS;
 	line_unlock();
 }
 
 void status_line_end(void)
 {
+	log_set_before_output(NULL);
 	line_lock();
 	if (line.drawn) {
 		fputs(CR_ERASE, stderr);

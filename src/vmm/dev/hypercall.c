@@ -5,21 +5,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "vmm/base/log.h"
 #include "vmm/kvm/fault.h"
 #include "vmm/dev/hypercall.h"
-#include "vmm/console/status_line.h"
 #include "vmm/kvm/vm.h"
 
 /* A panic message longer than this is cut: it is for a human to read. */
 #define HC_FAULT_MESSAGE_MAX 4096
 
 static const char *const hc_names[CSAN_HC_MAX] = {
-	[CSAN_HC_PUTS] = "CSAN_HC_PUTS",
-	[CSAN_HC_EXIT] = "CSAN_HC_EXIT",
-	[CSAN_HC_FAULT] = "CSAN_HC_FAULT",
-	[CSAN_HC_REPORT] = "CSAN_HC_REPORT",
-	[CSAN_HC_ATTACH] = "CSAN_HC_ATTACH",
-	[CSAN_HC_HW_ARM] = "CSAN_HC_HW_ARM",
+	[CSAN_HC_PUTS] = "CSAN_HC_PUTS",	   [CSAN_HC_EXIT] = "CSAN_HC_EXIT",
+	[CSAN_HC_FAULT] = "CSAN_HC_FAULT",	   [CSAN_HC_REPORT] = "CSAN_HC_REPORT",
+	[CSAN_HC_ATTACH] = "CSAN_HC_ATTACH",	   [CSAN_HC_HW_ARM] = "CSAN_HC_HW_ARM",
 	[CSAN_HC_HW_DISARM] = "CSAN_HC_HW_DISARM",
 };
 
@@ -33,15 +30,14 @@ int hc_fail(struct vcpu *vcpu, unsigned nr, const char *field, const char *fmt, 
 {
 	va_list ap;
 
-	flockfile(stderr);
-	status_line_hide();
-	fprintf(stderr, "csan-vmm: vCPU %u: bad hypercall %u %s: %s: ", vcpu->id, nr, hc_name(nr),
+	log_begin();
+	fprintf(stderr, LOG_PREFIX "vCPU %u: bad hypercall %u %s: %s: ", vcpu->id, nr, hc_name(nr),
 		field);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	funlockfile(stderr);
+	log_end();
 	vm_end(vcpu->vm, VM_END_FAULT, 0, 0);
 	return VCPU_STOP;
 }
@@ -165,8 +161,8 @@ int hc_handle_io(struct vcpu *vcpu, uint16_t port, bool is_write, const uint8_t 
 	return hc_dispatch(vcpu, nr, gpa);
 }
 
-int hc_pio(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *data,
-	   unsigned size, unsigned count)
+int hc_pio(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *data, unsigned size,
+	   unsigned count)
 {
 	(void)ctx;
 	return hc_handle_io(vcpu, port, is_write, data, size, count);

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "vmm/base/log.h"
 #include "vmm/dev/serial.h"
-#include "vmm/console/status_line.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
 
@@ -96,7 +96,7 @@ static void keep_result(struct serial *s, const struct serial_line *l)
 static void line_emit(struct serial *s, struct serial_line *l, bool add_newline)
 {
 	/* Stdout may be the terminal stderr's status line is on. */
-	status_line_hide();
+	log_before_output();
 	pthread_mutex_lock(&s->lock);
 	keep_result(s, l);
 	if (s->line_hook)

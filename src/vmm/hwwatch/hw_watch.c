@@ -11,10 +11,11 @@
 
 #include <linux/kvm.h>
 
+#include "vmm/base/clock.h"
+#include "vmm/base/log.h"
 #include "vmm/kvm/guest_mem.h"
 #include "vmm/hwwatch/hw_watch.h"
 #include "vmm/dev/hypercall.h"
-#include "vmm/console/status_line.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
 #include "watch/debugreg.h"
@@ -82,7 +83,7 @@ struct hw_engine {
 	uint64_t guest_clashes;		   /* loads where a guest slot was one of ours */
 	uint64_t guest_repairs;		   /* guest slots KVM had overwritten with ours */
 	uint64_t arm_ns, disarm_ns;
-	uint64_t loads; /* KVM_SET_GUEST_DEBUG calls (atomic): one per vCPU and change */
+	uint64_t loads;	       /* KVM_SET_GUEST_DEBUG calls (atomic): one per vCPU and change */
 	uint64_t runtime_hits; /* the sanitizer's own accesses (its value reads) */
 	uint64_t mutes;	       /* a vCPU's hits on a watch, after its first, turned off */
 	/* Hits whose instruction was not found, and why the last one was not. */
@@ -113,14 +114,6 @@ void hw_engine_free(struct hw_engine *hw)
 		return;
 	pthread_mutex_destroy(&hw->lock);
 	free(hw);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* Note the slots @vcpu's guest enables itself and reserve every vCPU's; under lock. */
@@ -214,7 +207,7 @@ static int apply_debugregs(struct vcpu *vcpu, void *arg)
 			hw->guest_clashes++;
 		dbg.control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_USE_HW_BP;
 		for (i = 0; i < DR_NUM_SLOTS; i++)
-			dbg.arch.debugreg[i] = slots[i].armed		? slots[i].addr
+			dbg.arch.debugreg[i] = slots[i].armed	    ? slots[i].addr
 					       : (mine & (1u << i)) ? guest.db[i]
 								    : 0;
 		dbg.arch.debugreg[7] = dr7_merge_guest(hw->dr7, guest.dr7, mine);
@@ -283,7 +276,7 @@ static int apply_everywhere(struct vcpu *vcpu)
 	int err = vcpu_run_on_all(vcpu->vm, apply_debugregs, vcpu->vm->hw);
 
 	if (err) {
-		fprintf(stderr, "csan-vmm: KVM_SET_GUEST_DEBUG failed: %s\n", strerror(-err));
+		log_error_errno(-err, "KVM_SET_GUEST_DEBUG failed");
 		vm_end(vcpu->vm, VM_END_HOST_ERROR, 0, 0);
 		return VCPU_STOP;
 	}
@@ -339,7 +332,7 @@ int hw_watch_arm(struct vcpu *vcpu, uint64_t addr, uint32_t *size, uint32_t acce
 	struct vm *vm = vcpu->vm;
 	struct hw_engine *hw = vm->hw;
 	struct hw_armed *slot = NULL;
-	uint64_t t0 = now_ns(), value;
+	uint64_t t0 = clock_now_ns(), value;
 	unsigned i;
 	int rc;
 
@@ -381,7 +374,7 @@ int hw_watch_arm(struct vcpu *vcpu, uint64_t addr, uint32_t *size, uint32_t acce
 		if (rc != VCPU_RESUME)
 			return rc;
 		pthread_mutex_lock(&hw->lock);
-		hw->arm_ns += now_ns() - t0;
+		hw->arm_ns += clock_now_ns() - t0;
 		pthread_mutex_unlock(&hw->lock);
 	}
 	return VCPU_RESUME;
@@ -413,7 +406,7 @@ int hw_watch_disarm(struct vcpu *vcpu, uint32_t ticket, struct hw_watch_result *
 	struct vm *vm = vcpu->vm;
 	struct hw_engine *hw = vm->hw;
 	struct hw_armed *w, done;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = clock_now_ns();
 	unsigned i;
 	int rc;
 
@@ -448,7 +441,7 @@ int hw_watch_disarm(struct vcpu *vcpu, uint32_t ticket, struct hw_watch_result *
 	w->ticket = 0;
 	hw->last[vcpu->id] = done;
 	hw->disarms++;
-	hw->disarm_ns += now_ns() - t0;
+	hw->disarm_ns += clock_now_ns() - t0;
 	pthread_mutex_unlock(&hw->lock);
 
 	memset(res, 0, sizeof(*res));
@@ -644,8 +637,9 @@ static void describe_hit(struct vcpu *vcpu, const struct hw_armed *w, uint64_t s
 		 * tells by the value, which a write of the same bytes hides.
 		 */
 		if (w->access & CSAN_ACCESS_WRITE)
-			hit->access =
-				read_value(vcpu, w->addr, w->size) != w->value ? CSAN_ACCESS_WRITE : 0;
+			hit->access = read_value(vcpu, w->addr, w->size) != w->value
+					      ? CSAN_ACCESS_WRITE
+					      : 0;
 		else
 			hit->access = CSAN_ACCESS_WRITE;
 	}
@@ -687,14 +681,12 @@ static int foreign_debug_exit(struct vcpu *vcpu, const struct dr_exit *e)
 	 * log cannot grow without bound.
 	 */
 	if (nth <= HW_FOREIGN_EXITS_SHOWN) {
-		status_line_hide();
-		fprintf(stderr,
-			"csan-vmm: vCPU %u: debug exit that is not a csan-vmm watch (%s, DR6 %#llx, "
-			"PC %#llx): handed to the guest as #DB%s\n",
-			vcpu->id, dr_exit_describe(e, what, sizeof(what)),
-			(unsigned long long)vcpu->run->debug.arch.dr6,
-			(unsigned long long)vcpu->run->debug.arch.pc,
-			nth == HW_FOREIGN_EXITS_SHOWN ? "; further ones are only counted" : "");
+		log_error("vCPU %u: debug exit that is not a csan-vmm watch (%s, DR6 %#llx, PC "
+			  "%#llx): handed to the guest as #DB%s",
+			  vcpu->id, dr_exit_describe(e, what, sizeof(what)),
+			  (unsigned long long)vcpu->run->debug.arch.dr6,
+			  (unsigned long long)vcpu->run->debug.arch.pc,
+			  nth == HW_FOREIGN_EXITS_SHOWN ? "; further ones are only counted" : "");
 	}
 	/*
 	 * The guest's handler reads DR6 to learn why it was called: give it
@@ -720,8 +712,7 @@ static int foreign_debug_exit(struct vcpu *vcpu, const struct dr_exit *e)
 		goto fail;
 	return VCPU_RESUME;
 fail:
-	fprintf(stderr, "csan-vmm: vCPU %u: cannot hand #DB to the guest: %s\n", vcpu->id,
-		strerror(errno));
+	log_error_errno(errno, "vCPU %u: cannot hand #DB to the guest", vcpu->id);
 	vm_end(vcpu->vm, VM_END_HOST_ERROR, 0, 0);
 	return VCPU_STOP;
 }
@@ -752,8 +743,7 @@ static int mute_after_hit(struct vcpu *vcpu, unsigned mask)
 	if (!n)
 		return VCPU_RESUME;
 	if (ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0) {
-		fprintf(stderr, "csan-vmm: vCPU %u: KVM_SET_GUEST_DEBUG failed: %s\n", vcpu->id,
-			strerror(errno));
+		log_error_errno(errno, "vCPU %u: KVM_SET_GUEST_DEBUG failed", vcpu->id);
 		vm_end(vcpu->vm, VM_END_HOST_ERROR, 0, 0);
 		return VCPU_STOP;
 	}
@@ -899,20 +889,20 @@ void hw_watch_print_stats(struct vm *vm, FILE *f)
 	pthread_mutex_lock(&hw->lock);
 	if (hw->arms || hw->no_slot || hw->partial || hw->foreign_exits)
 		fprintf(f,
-			"csan-vmm: hardware watches: %" PRIu64 " armed, %" PRIu64
+			LOG_PREFIX
+			"hardware watches: %" PRIu64 " armed, %" PRIu64
 			" without a free debug register, %" PRIu64 " partly (%" PRIu64
 			" bytes not hardware-watched), %" PRIu64 " hits (+%" PRIu64
 			" after their watch ended, %" PRIu64 " under data_race(), %" PRIu64
-			" by the sanitizer itself), %" PRIu64
-			" debug exits not ours; guest's own"
+			" by the sanitizer itself), %" PRIu64 " debug exits not ours; guest's own"
 			" breakpoints: %" PRIu64 " loads gave one way to ours, %" PRIu64
 			" restored after KVM saved ours as the guest's; %" PRIu64
 			" times a vCPU stopped trapping on a watch it had hit; mean arm %.1f us,"
 			" disarm %.1f us, %.1f register loads per arm+disarm (%u vCPUs), %" PRIu64
 			" kicks sent again\n",
 			hw->arms, hw->no_slot, hw->partial, hw->uncovered_bytes, hw->hits,
-			hw->late_hits, hw->excused, hw->runtime_hits, hw->foreign_exits, hw->guest_clashes,
-			hw->guest_repairs, hw->mutes,
+			hw->late_hits, hw->excused, hw->runtime_hits, hw->foreign_exits,
+			hw->guest_clashes, hw->guest_repairs, hw->mutes,
 			hw->arms ? (double)hw->arm_ns / (double)hw->arms / 1e3 : 0.0,
 			hw->disarms ? (double)hw->disarm_ns / (double)hw->disarms / 1e3 : 0.0,
 			hw->arms ? (double)__atomic_load_n(&hw->loads, __ATOMIC_RELAXED) /
@@ -922,7 +912,8 @@ void hw_watch_print_stats(struct vm *vm, FILE *f)
 	/* Rare, and then the report's access kind may be wrong: say why. */
 	if (hw->undecoded)
 		fprintf(f,
-			"csan-vmm: hardware watches: %" PRIu64 " hit%s whose instruction was "
+			LOG_PREFIX
+			"hardware watches: %" PRIu64 " hit%s whose instruction was "
 			"not found (read or write told by the value, which a write of the same "
 			"bytes hides); the last: %s\n",
 			hw->undecoded, hw->undecoded == 1 ? "" : "s", hw->undecoded_why);

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "vmm/base/log.h"
 #include "vmm/kvm/fault.h"
-#include "vmm/console/status_line.h"
 #include "vmm/kvm/guest_mem.h"
 #include "vmm/kvm/vm.h"
 #include "vmm/kvm/x86.h"
@@ -31,29 +31,22 @@ const char *fault_vector_name(unsigned vector)
 /* Print @r for vCPU @cpu; @c adds CR0/CR4/EFER when not NULL.  stderr is locked. */
 static void print_regs(unsigned cpu, const struct csan_regs *r, const struct guest_cregs *c)
 {
-	fprintf(stderr,
-		"csan-vmm: vCPU %u registers:\n"
-		"csan-vmm:   RIP %016" PRIx64 "  RFLAGS %016" PRIx64 "  CS %04" PRIx64
-		"  SS %04" PRIx64 "\n"
-		"csan-vmm:   RAX %016" PRIx64 "  RBX %016" PRIx64 "  RCX %016" PRIx64
-		"  RDX %016" PRIx64 "\n"
-		"csan-vmm:   RSI %016" PRIx64 "  RDI %016" PRIx64 "  RBP %016" PRIx64
-		"  RSP %016" PRIx64 "\n"
-		"csan-vmm:   R8  %016" PRIx64 "  R9  %016" PRIx64 "  R10 %016" PRIx64
-		"  R11 %016" PRIx64 "\n"
-		"csan-vmm:   R12 %016" PRIx64 "  R13 %016" PRIx64 "  R14 %016" PRIx64
-		"  R15 %016" PRIx64 "\n",
-		cpu, r->rip, r->rflags, r->cs, r->ss, r->rax, r->rbx, r->rcx, r->rdx, r->rsi,
-		r->rdi, r->rbp, r->rsp, r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14,
-		r->r15);
+	log_error("vCPU %u registers:\ncsan-vmm: RIP %016" PRIx64 " RFLAGS %016" PRIx64
+		  " CS %04" PRIx64 " SS %04" PRIx64 "\ncsan-vmm: RAX %016" PRIx64 " RBX %016" PRIx64
+		  " RCX %016" PRIx64 " RDX %016" PRIx64 "\ncsan-vmm: RSI %016" PRIx64
+		  " RDI %016" PRIx64 " RBP %016" PRIx64 " RSP %016" PRIx64
+		  "\ncsan-vmm: R8 %016" PRIx64 " R9 %016" PRIx64 " R10 %016" PRIx64
+		  " R11 %016" PRIx64 "\ncsan-vmm: R12 %016" PRIx64 " R13 %016" PRIx64
+		  " R14 %016" PRIx64 " R15 %016" PRIx64,
+		  cpu, r->rip, r->rflags, r->cs, r->ss, r->rax, r->rbx, r->rcx, r->rdx, r->rsi,
+		  r->rdi, r->rbp, r->rsp, r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14,
+		  r->r15);
 	if (c)
-		fprintf(stderr,
-			"csan-vmm:   CR0 %016" PRIx64 "  CR2 %016" PRIx64 "  CR3 %016" PRIx64
-			"  CR4 %016" PRIx64 "  EFER %" PRIx64 "\n",
-			c->cr0, r->cr2, r->cr3, c->cr4, c->efer);
+		log_error(" CR0 %016" PRIx64 " CR2 %016" PRIx64 " CR3 %016" PRIx64
+			  " CR4 %016" PRIx64 " EFER %" PRIx64,
+			  c->cr0, r->cr2, r->cr3, c->cr4, c->efer);
 	else
-		fprintf(stderr, "csan-vmm:   CR2 %016" PRIx64 "  CR3 %016" PRIx64 "\n", r->cr2,
-			r->cr3);
+		log_error("  CR2 %016" PRIx64 "  CR3 %016" PRIx64, r->cr2, r->cr3);
 }
 
 /*
@@ -90,43 +83,40 @@ static void print_guest_stack(struct vcpu *vcpu, const struct csan_regs *regs)
 
 	if (!vcpu->vm->unw || !vcpu->vm->sym)
 		return;
-	n = unwind_stack(vcpu->vm->unw, regs, guest_unwind_read, vcpu, 0, pcs, UNWIND_MAX_PCS, &info);
+	n = unwind_stack(vcpu->vm->unw, regs, guest_unwind_read, vcpu, 0, pcs, UNWIND_MAX_PCS,
+			 &info);
 	if (n <= 0)
 		return;
-	fprintf(stderr, "csan-vmm: vCPU %u: guest stack:\n", vcpu->id);
-	report_print_stack(stderr, vcpu->vm->sym, pcs, (unsigned)n, "csan-vmm:   ");
+	log_error("vCPU %u: guest stack:", vcpu->id);
+	report_print_stack(stderr, vcpu->vm->sym, pcs, (unsigned)n, LOG_PREFIX "  ");
 	if (info.cfi_error[0])
-		fprintf(stderr, "csan-vmm:   (CFI unwinding stopped: %s; frame pointers after)\n",
-			info.cfi_error);
+		log_error("  (CFI unwinding stopped: %s; frame pointers after)", info.cfi_error);
 }
 
 void fault_report_guest(struct vcpu *vcpu, const struct csan_hc_fault *f, const char *msg,
 			size_t msg_len)
 {
-	flockfile(stderr);
-	status_line_hide();
+	log_begin();
 	if (f->vector == CSAN_FAULT_PANIC) {
-		fprintf(stderr, "csan-vmm: vCPU %u: guest panic: ", vcpu->id);
+		fprintf(stderr, LOG_PREFIX "vCPU %u: guest panic: ", vcpu->id);
 		print_guest_text(msg ? msg : "(no message)", msg ? msg_len : 12);
 		fprintf(stderr, "\n");
 	} else {
-		fprintf(stderr,
-			"csan-vmm: vCPU %u: guest exception %s (vector %u), error code %#" PRIx64
-			", CR2 %#" PRIx64 ", RIP %#" PRIx64 "\n",
-			vcpu->id, fault_vector_name(f->vector), f->vector, f->error_code,
-			f->regs.cr2, f->regs.rip);
+		log_error("vCPU %u: guest exception %s (vector %u), error code %#" PRIx64
+			  ", CR2 %#" PRIx64 ", RIP %#" PRIx64,
+			  vcpu->id, fault_vector_name(f->vector), f->vector, f->error_code,
+			  f->regs.cr2, f->regs.rip);
 		if (msg && msg_len) {
-			fprintf(stderr, "csan-vmm: vCPU %u: guest says: ", vcpu->id);
+			fprintf(stderr, LOG_PREFIX "vCPU %u: guest says: ", vcpu->id);
 			print_guest_text(msg, msg_len);
 			fprintf(stderr, "\n");
 		}
 	}
 	if (f->cpu != vcpu->id)
-		fprintf(stderr, "csan-vmm: vCPU %u: (the guest calls this CPU %" PRIu32 ")\n",
-			vcpu->id, f->cpu);
+		log_error("vCPU %u: (the guest calls this CPU %" PRIu32 ")", vcpu->id, f->cpu);
 	print_regs(vcpu->id, &f->regs, NULL);
 	print_guest_stack(vcpu, &f->regs);
-	funlockfile(stderr);
+	log_end();
 }
 
 static void print_code(struct vcpu *vcpu, uint64_t rip)
@@ -135,10 +125,10 @@ static void print_code(struct vcpu *vcpu, uint64_t rip)
 	size_t i, n = guest_read_code(vcpu, rip, code, sizeof(code));
 
 	if (!n) {
-		fprintf(stderr, "csan-vmm: vCPU %u: code at RIP: not in guest RAM\n", vcpu->id);
+		log_error("vCPU %u: code at RIP: not in guest RAM", vcpu->id);
 		return;
 	}
-	fprintf(stderr, "csan-vmm: vCPU %u: code at RIP:", vcpu->id);
+	fprintf(stderr, LOG_PREFIX "vCPU %u: code at RIP:", vcpu->id);
 	for (i = 0; i < n; i++)
 		fprintf(stderr, " %02x", code[i]);
 	fprintf(stderr, "\n");
@@ -152,8 +142,7 @@ static void print_kvm_regs(struct vcpu *vcpu)
 	int err = guest_get_regs(vcpu, &r, &c);
 
 	if (err) {
-		fprintf(stderr, "csan-vmm: vCPU %u: cannot read registers: %s\n", vcpu->id,
-			strerror(-err));
+		log_error_errno(-err, "vCPU %u: cannot read registers", vcpu->id);
 		return;
 	}
 	print_regs(vcpu->id, &r, &c);
@@ -165,10 +154,9 @@ static void print_kvm_regs(struct vcpu *vcpu)
 	 * state undefined then, and the faulting context is gone with it.
 	 */
 	if (!(c.cr0 & X86_CR0_PE))
-		fprintf(stderr,
-			"csan-vmm: vCPU %u: no guest stack: KVM reset the vCPU when it stopped "
-			"(kvm-amd does on a triple fault), so the faulting context is gone\n",
-			vcpu->id);
+		log_error("vCPU %u: no guest stack: KVM reset the vCPU when it stopped (kvm-amd "
+			  "does on a triple fault), so the faulting context is gone",
+			  vcpu->id);
 	else
 		print_guest_stack(vcpu, &r);
 }
@@ -189,15 +177,15 @@ static void report_internal_error(struct vcpu *vcpu)
 	struct kvm_run *run = vcpu->run;
 	uint32_t i, n = run->internal.ndata;
 
-	fprintf(stderr, "csan-vmm: vCPU %u: KVM internal error %u (%s)\n", vcpu->id,
-		run->internal.suberror, internal_error_name(run->internal.suberror));
+	log_error("vCPU %u: KVM internal error %u (%s)", vcpu->id, run->internal.suberror,
+		  internal_error_name(run->internal.suberror));
 	if (run->internal.suberror == KVM_INTERNAL_ERROR_EMULATION && n >= 1 &&
 	    (run->emulation_failure.flags & KVM_INTERNAL_ERROR_EMULATION_FLAG_INSTRUCTION_BYTES)) {
 		unsigned len = run->emulation_failure.insn_size;
 
 		if (len > X86_MAX_INSN_LEN)
 			len = X86_MAX_INSN_LEN;
-		fprintf(stderr, "csan-vmm: vCPU %u: instruction KVM could not emulate:", vcpu->id);
+		fprintf(stderr, LOG_PREFIX "vCPU %u: instruction KVM could not emulate:", vcpu->id);
 		for (i = 0; i < len; i++)
 			fprintf(stderr, " %02x", run->emulation_failure.insn_bytes[i]);
 		fprintf(stderr,
@@ -209,51 +197,46 @@ static void report_internal_error(struct vcpu *vcpu)
 	if (n > sizeof(run->internal.data) / sizeof(run->internal.data[0]))
 		n = sizeof(run->internal.data) / sizeof(run->internal.data[0]);
 	for (i = 0; i < n; i++)
-		fprintf(stderr, "csan-vmm: vCPU %u:   data[%u] = %#llx\n", vcpu->id, i,
-			(unsigned long long)run->internal.data[i]);
+		log_error("vCPU %u:   data[%u] = %#llx", vcpu->id, i,
+			  (unsigned long long)run->internal.data[i]);
 }
 
 void fault_report_exit(struct vcpu *vcpu)
 {
 	struct kvm_run *run = vcpu->run;
 
-	flockfile(stderr);
-	status_line_hide();
+	log_begin();
 	switch (run->exit_reason) {
 	case KVM_EXIT_SHUTDOWN:
-		fprintf(stderr,
-			"csan-vmm: vCPU %u: triple fault (KVM_EXIT_SHUTDOWN): an exception "
-			"could not be delivered; the guest's IDT, GDT or stack is broken\n",
-			vcpu->id);
+		log_error("vCPU %u: triple fault (KVM_EXIT_SHUTDOWN): an exception could not be "
+			  "delivered; the guest's IDT, GDT or stack is broken",
+			  vcpu->id);
 		break;
 	case KVM_EXIT_INTERNAL_ERROR: report_internal_error(vcpu); break;
 	case KVM_EXIT_FAIL_ENTRY:
-		fprintf(stderr,
-			"csan-vmm: vCPU %u: VM entry failed: hardware reason %#llx on host "
-			"CPU %u (invalid guest state)\n",
-			vcpu->id, (unsigned long long)run->fail_entry.hardware_entry_failure_reason,
-			run->fail_entry.cpu);
+		log_error("vCPU %u: VM entry failed: hardware reason %#llx on host CPU %u (invalid "
+			  "guest state)",
+			  vcpu->id,
+			  (unsigned long long)run->fail_entry.hardware_entry_failure_reason,
+			  run->fail_entry.cpu);
 		break;
 	case KVM_EXIT_SYSTEM_EVENT:
-		fprintf(stderr, "csan-vmm: vCPU %u: guest asked for a system %s (event type %u)\n",
-			vcpu->id,
-			run->system_event.type == KVM_SYSTEM_EVENT_RESET ? "reset" : "shutdown",
-			run->system_event.type);
+		log_error("vCPU %u: guest asked for a system %s (event type %u)", vcpu->id,
+			  run->system_event.type == KVM_SYSTEM_EVENT_RESET ? "reset" : "shutdown",
+			  run->system_event.type);
 		break;
 	case KVM_EXIT_DEBUG:
-		fprintf(stderr,
-			"csan-vmm: vCPU %u: unexpected debug exit (exception %u, DR6 %#llx, "
-			"DR7 %#llx, PC %#llx)\n",
-			vcpu->id, run->debug.arch.exception,
-			(unsigned long long)run->debug.arch.dr6,
-			(unsigned long long)run->debug.arch.dr7,
-			(unsigned long long)run->debug.arch.pc);
+		log_error("vCPU %u: unexpected debug exit (exception %u, DR6 %#llx, DR7 %#llx, PC "
+			  "%#llx)",
+			  vcpu->id, run->debug.arch.exception,
+			  (unsigned long long)run->debug.arch.dr6,
+			  (unsigned long long)run->debug.arch.dr7,
+			  (unsigned long long)run->debug.arch.pc);
 		break;
 	default:
-		fprintf(stderr, "csan-vmm: vCPU %u: unexpected KVM exit reason %u\n", vcpu->id,
-			run->exit_reason);
+		log_error("vCPU %u: unexpected KVM exit reason %u", vcpu->id, run->exit_reason);
 		break;
 	}
 	print_kvm_regs(vcpu);
-	funlockfile(stderr);
+	log_end();
 }

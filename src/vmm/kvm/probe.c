@@ -12,6 +12,7 @@
 
 #include <linux/kvm.h>
 
+#include "vmm/base/log.h"
 #include "vmm/kvm/probe.h"
 #include "vmm/kvm/vm.h"
 #include "vmm/kvm/x86.h"
@@ -491,7 +492,7 @@ int probe_report(FILE *out, FILE *err)
 	int kvm_fd = vm_open_kvm(why, sizeof(why)), r;
 
 	if (kvm_fd < 0) {
-		fprintf(err, "csan-vmm: --probe: %s\n", why);
+		fprintf(err, LOG_PREFIX "--probe: %s\n", why);
 		fprintf(out, "hardware-watchpoint mode: unavailable (%s)\n", why);
 		return 2;
 	}
@@ -506,7 +507,7 @@ int probe_report(FILE *out, FILE *err)
 	r = probe_vm_open(&pv, kvm_fd, why, sizeof(why));
 	if (r) {
 		probe_vm_close(&pv);
-		fprintf(err, "csan-vmm: --probe: %s\n", why);
+		fprintf(err, LOG_PREFIX "--probe: %s\n", why);
 		fprintf(out,
 			"hardware-watchpoint mode: unavailable (the probe guest could not "
 			"run: %s)\n",

@@ -16,6 +16,7 @@
 #include <linux/kvm.h>
 #include <seccomp.h>
 
+#include "vmm/base/log.h"
 #include "vmm/run/exit_status.h"
 #include "vmm/kvm/sandbox.h"
 
@@ -158,9 +159,9 @@ static void sandbox_sigsys(int sig, siginfo_t *info, void *uctx)
 	(void)sig;
 	(void)uctx;
 	if (info->si_code != SYS_SECCOMP) {
-		msg_add(msg, sizeof(msg), &len, "csan-vmm: stopped by SIGSYS from outside\n");
+		msg_add(msg, sizeof(msg), &len, LOG_PREFIX "stopped by SIGSYS from outside\n");
 	} else {
-		msg_add(msg, sizeof(msg), &len, "csan-vmm: vCPU thread made system call ");
+		msg_add(msg, sizeof(msg), &len, LOG_PREFIX "vCPU thread made system call ");
 		if (nr >= 0 && nr < NAMED_SYSCALLS && syscall_name_at[nr])
 			msg_add(msg, sizeof(msg), &len, syscall_names + syscall_name_at[nr] - 1);
 		else
@@ -205,10 +206,8 @@ int sandbox_prepare(char *why, size_t whylen)
 	resolve_syscall_names();
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGSYS, &sa, NULL) < 0) {
-		int r = -errno;
-
-		snprintf(why, whylen, "cannot install the sandbox's SIGSYS handler: %s",
-			 strerror(errno));
+		int r = why_errno(why, whylen, errno,
+				  "cannot install the sandbox's SIGSYS handler");
 		return r;
 	}
 	prepared = true;

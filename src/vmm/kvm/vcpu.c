@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "vmm/base/log.h"
 #include "vmm/console/console_ring.h"
 #include "vmm/kvm/fault.h"
 #include "vmm/hwwatch/hw_watch.h"
@@ -42,15 +43,12 @@ int vcpu_create(struct vm *vm, unsigned id, struct vcpu **out, char *why, size_t
 	vcpu->id = id;
 	vcpu->fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, (unsigned long)id);
 	if (vcpu->fd < 0) {
-		r = -errno;
-		snprintf(why, whylen, "KVM_CREATE_VCPU for vCPU %u failed: %s", id,
-			 strerror(errno));
+		r = why_errno(why, whylen, errno, "KVM_CREATE_VCPU for vCPU %u failed", id);
 		goto err_free;
 	}
 	vcpu->run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu->fd, 0);
 	if (vcpu->run == MAP_FAILED) {
-		r = -errno;
-		snprintf(why, whylen, "cannot map vCPU %u's kvm_run area: %s", id, strerror(errno));
+		r = why_errno(why, whylen, errno, "cannot map vCPU %u's kvm_run area", id);
 		goto err_close;
 	}
 	*out = vcpu;
@@ -221,9 +219,8 @@ static void io_unhandled(struct vcpu *vcpu, bool is_write, uint8_t *data, unsign
 	/* Guests probe ports routinely, so this is for debugging only. */
 	if (vm->cfg.debug &&
 	    !__atomic_exchange_n(&vm->port_seen[run->io.port], 1, __ATOMIC_RELAXED))
-		fprintf(stderr,
-			"csan-vmm: vCPU %u: unhandled %u-byte %s port %#x (reported once)\n",
-			vcpu->id, run->io.size, is_write ? "write to" : "read from", run->io.port);
+		log_error("vCPU %u: unhandled %u-byte %s port %#x (reported once)", vcpu->id,
+			  run->io.size, is_write ? "write to" : "read from", run->io.port);
 }
 
 static int handle_io(struct vcpu *vcpu)
@@ -253,11 +250,10 @@ static int handle_mmio(struct vcpu *vcpu)
 	if (!run->mmio.is_write)
 		memset(run->mmio.data, 0, sizeof(run->mmio.data));
 	if (vm->cfg.debug && !__atomic_exchange_n(&vm->mmio_reported, 1, __ATOMIC_RELAXED))
-		fprintf(stderr,
-			"csan-vmm: vCPU %u: %u-byte %s unbacked address %#llx "
-			"(first such access; later ones not reported)\n",
-			vcpu->id, run->mmio.len, run->mmio.is_write ? "write to" : "read from",
-			(unsigned long long)run->mmio.phys_addr);
+		log_error("vCPU %u: %u-byte %s unbacked address %#llx (first such access; later "
+			  "ones not reported)",
+			  vcpu->id, run->mmio.len, run->mmio.is_write ? "write to" : "read from",
+			  (unsigned long long)run->mmio.phys_addr);
 	return VCPU_RESUME;
 }
 
@@ -358,14 +354,14 @@ static void *vcpu_thread(void *arg)
 
 	/* Set-up is done: from here the thread serves the guest (sandbox.c). */
 	if (vm->cfg.sandbox && sandbox_enter(why, sizeof(why))) {
-		fprintf(stderr, "csan-vmm: vCPU %u: %s\n", vcpu->id, why);
+		log_error("vCPU %u: %s", vcpu->id, why);
 		vm_end(vm, VM_END_HOST_ERROR, 0, 0);
 		r = 0;
 	} else {
 		r = vcpu_loop(vcpu);
 	}
 	if (r < 0) {
-		fprintf(stderr, "csan-vmm: vCPU %u: KVM_RUN failed: %s\n", vcpu->id, strerror(-r));
+		log_error_errno(-r, "vCPU %u: KVM_RUN failed", vcpu->id);
 		vm_end(vm, VM_END_HOST_ERROR, 0, 0);
 	}
 	/* Serve a task posted meanwhile; after this, callers run ours themselves. */
@@ -403,15 +399,14 @@ int vcpu_start_all(struct vm *vm)
 
 		r = sandbox_prepare(why, sizeof(why));
 		if (r) {
-			fprintf(stderr, "csan-vmm: %s\n", why);
+			log_error("%s", why);
 			return r;
 		}
 	}
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(VCPU_KICK_SIGNAL, &sa, NULL) < 0) {
 		r = -errno;
-		fprintf(stderr, "csan-vmm: cannot install the vCPU kick signal: %s\n",
-			strerror(errno));
+		log_error_errno(errno, "cannot install the vCPU kick signal");
 		return r;
 	}
 	/* Under task_lock, so no task is posted to a half-started thread. */
@@ -429,8 +424,7 @@ int vcpu_start_all(struct vm *vm)
 	}
 	pthread_mutex_unlock(&vm->task_lock);
 	if (r) {
-		fprintf(stderr, "csan-vmm: cannot start a thread for vCPU %u: %s\n", i,
-			strerror(r));
+		log_error_errno(r, "cannot start a thread for vCPU %u", i);
 		vm_end(vm, VM_END_HOST_ERROR, 0, 0);
 		vcpu_stop_all(vm);
 		return -r;
@@ -463,11 +457,11 @@ void vcpu_stop_all(struct vm *vm)
 		if (pthread_timedjoin_np(v->thread, NULL, &until) != 0) {
 			what = __atomic_load_n(&v->doing, __ATOMIC_RELAXED);
 			fprintf(stderr,
-				"csan-vmm: vCPU %u's thread has not stopped after %d s; it was %s",
+				LOG_PREFIX "vCPU %u's thread has not stopped after %d s; it was %s",
 				i, VCPU_STOP_GRACE_S, what ? what : "starting");
 			if (what && strstr(what, "port"))
-				fprintf(stderr, " %#x", __atomic_load_n(&v->doing_port,
-									 __ATOMIC_RELAXED));
+				fprintf(stderr, " %#x",
+					__atomic_load_n(&v->doing_port, __ATOMIC_RELAXED));
 			fputs(" (a csan-vmm bug: please report it)\n", stderr);
 			pthread_join(v->thread, NULL);
 		}

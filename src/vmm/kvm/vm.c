@@ -18,6 +18,8 @@
 #include <linux/kvm.h>
 
 #include "csan/abi.h"
+#include "vmm/base/clock.h"
+#include "vmm/base/log.h"
 #include "vmm/dev/acpi.h"
 #include "vmm/console/console_ring.h"
 #include "vmm/kvm/cpuid.h"
@@ -116,14 +118,11 @@ static int ioapic_set_id(struct vm *vm, unsigned id, char *why, size_t whylen)
 	struct kvm_irqchip chip = { .chip_id = KVM_IRQCHIP_IOAPIC };
 
 	if (ioctl(vm->vm_fd, KVM_GET_IRQCHIP, &chip) < 0) {
-		snprintf(why, whylen, "KVM_GET_IRQCHIP (I/O APIC) failed: %s", strerror(errno));
-		return -errno;
+		return why_errno(why, whylen, errno, "KVM_GET_IRQCHIP (I/O APIC) failed");
 	}
 	chip.chip.ioapic.id = id;
 	if (ioctl(vm->vm_fd, KVM_SET_IRQCHIP, &chip) < 0) {
-		snprintf(why, whylen, "KVM_SET_IRQCHIP (I/O APIC ID %u) failed: %s", id,
-			 strerror(errno));
-		return -errno;
+		return why_errno(why, whylen, errno, "KVM_SET_IRQCHIP (I/O APIC ID %u) failed", id);
 	}
 	return 0;
 }
@@ -177,20 +176,17 @@ int vm_setup_arch(int kvm_fd, int vm_fd, char *why, size_t whylen)
 
 	if (ioctl(kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_SET_TSS_ADDR) > 0 &&
 	    ioctl(vm_fd, KVM_SET_TSS_ADDR, (unsigned long)VM_TSS_GPA) < 0) {
-		snprintf(why, whylen, "KVM_SET_TSS_ADDR failed: %s", strerror(errno));
-		return -errno;
+		return why_errno(why, whylen, errno, "KVM_SET_TSS_ADDR failed");
 	}
 	if (ioctl(kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_SET_IDENTITY_MAP_ADDR) > 0 &&
 	    ioctl(vm_fd, KVM_SET_IDENTITY_MAP_ADDR, &idmap) < 0) {
-		snprintf(why, whylen, "KVM_SET_IDENTITY_MAP_ADDR failed: %s", strerror(errno));
-		return -errno;
+		return why_errno(why, whylen, errno, "KVM_SET_IDENTITY_MAP_ADDR failed");
 	}
 	/* Optional: emulation failures then exit with the instruction bytes. */
 	if (ioctl(kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_EXIT_ON_EMULATION_FAILURE) > 0 &&
 	    ioctl(vm_fd, KVM_ENABLE_CAP, &cap) < 0) {
-		snprintf(why, whylen, "enabling KVM_CAP_EXIT_ON_EMULATION_FAILURE failed: %s",
-			 strerror(errno));
-		return -errno;
+		return why_errno(why, whylen, errno,
+				 "enabling KVM_CAP_EXIT_ON_EMULATION_FAILURE failed");
 	}
 	return 0;
 }
@@ -208,18 +204,18 @@ static int vm_setup_memory(struct vm *vm, uint64_t bytes, char *why, size_t whyl
 	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 		 -1, 0);
 	if (p == MAP_FAILED) {
-		snprintf(why, whylen,
-			 "cannot allocate %" PRIu64 " MiB of guest RAM: %s; try a "
-			 "smaller --memory",
-			 bytes >> 20, strerror(errno));
-		return -errno;
+		int e = errno;
+
+		why_set(why, whylen,
+			"cannot allocate %" PRIu64 " MiB of guest RAM: %s; try a smaller --memory",
+			bytes >> 20, strerror(e));
+		return -e;
 	}
 	vm->ram = p;
 	vm->ram_size = bytes;
 	region.userspace_addr = (uintptr_t)p;
 	if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &region) < 0) {
-		snprintf(why, whylen, "KVM_SET_USER_MEMORY_REGION failed: %s", strerror(errno));
-		return -errno;
+		return why_errno(why, whylen, errno, "KVM_SET_USER_MEMORY_REGION failed");
 	}
 	return 0;
 }
@@ -285,8 +281,7 @@ int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t wh
 		vm->vm_fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
 	while (vm->vm_fd < 0 && errno == EINTR);
 	if (vm->vm_fd < 0) {
-		r = -errno;
-		snprintf(why, whylen, "KVM_CREATE_VM failed: %s", strerror(errno));
+		r = why_errno(why, whylen, errno, "KVM_CREATE_VM failed");
 		goto err;
 	}
 	r = vm_setup_arch(vm->kvm_fd, vm->vm_fd, why, whylen);
@@ -296,8 +291,7 @@ int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t wh
 	if (r)
 		goto err;
 	if (ioctl(vm->vm_fd, KVM_CREATE_IRQCHIP, 0) < 0) {
-		r = -errno;
-		snprintf(why, whylen, "KVM_CREATE_IRQCHIP failed: %s", strerror(errno));
+		r = why_errno(why, whylen, errno, "KVM_CREATE_IRQCHIP failed");
 		goto err;
 	}
 	r = ioapic_set_id(vm, acpi_ioapic_id(cfg->ncpus), why, whylen);
@@ -315,8 +309,7 @@ int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t wh
 		goto err;
 	vm->end_fd = eventfd(0, EFD_CLOEXEC);
 	if (vm->end_fd < 0) {
-		r = -errno;
-		snprintf(why, whylen, "eventfd failed: %s", strerror(errno));
+		r = why_errno(why, whylen, errno, "eventfd failed");
 		goto err;
 	}
 	vm->hw = hw_engine_new();
@@ -395,16 +388,8 @@ bool vm_end(struct vm *vm, enum vm_end end, int guest_status, int signal)
 	__atomic_store_n(&vm->stop, 1, __ATOMIC_SEQ_CST);
 	/* One write to a fresh eventfd cannot block or overflow. */
 	if (first && write(vm->end_fd, &one, sizeof(one)) != sizeof(one))
-		fprintf(stderr, "csan-vmm: cannot wake the supervisor: %s\n", strerror(errno));
+		log_error_errno(errno, "cannot wake the supervisor");
 	return first;
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Wait for the end of the run, a stop signal or the timeout; record which. */
@@ -412,13 +397,13 @@ static void vm_supervise(struct vm *vm, int sig_fd)
 {
 	struct pollfd pfd[2] = { { .fd = sig_fd, .events = POLLIN },
 				 { .fd = vm->end_fd, .events = POLLIN } };
-	int64_t deadline = now_ms() + (int64_t)vm->cfg.timeout_s * 1000;
+	int64_t deadline = clock_now_ms() + (int64_t)vm->cfg.timeout_s * 1000;
 
 	for (;;) {
 		int wait_ms = -1, tick_ms;
 
 		if (vm->cfg.timeout_s) {
-			int64_t left = deadline - now_ms();
+			int64_t left = deadline - clock_now_ms();
 
 			if (left <= 0) {
 				vm_end(vm, VM_END_TIMEOUT, 0, 0);
@@ -435,7 +420,7 @@ static void vm_supervise(struct vm *vm, int sig_fd)
 		if (poll(pfd, 2, wait_ms) < 0) {
 			if (errno == EINTR)
 				continue;
-			fprintf(stderr, "csan-vmm: poll failed: %s\n", strerror(errno));
+			log_error_errno(errno, "poll failed");
 			vm_end(vm, VM_END_HOST_ERROR, 0, 0);
 			return;
 		}
@@ -471,7 +456,7 @@ static void vm_report_timeout(struct vm *vm)
 {
 	unsigned i;
 
-	fprintf(stderr, "csan-vmm: guest still running after --timeout=%u s\n", vm->cfg.timeout_s);
+	log_error("guest still running after --timeout=%u s", vm->cfg.timeout_s);
 	for (i = 0; i < vm->ncpus; i++) {
 		struct vcpu *v = vm->vcpus[i];
 		struct kvm_regs regs;
@@ -479,18 +464,17 @@ static void vm_report_timeout(struct vm *vm)
 
 		if (ioctl(v->fd, KVM_GET_REGS, &regs) < 0 ||
 		    ioctl(v->fd, KVM_GET_SREGS, &sregs) < 0) {
-			fprintf(stderr, "csan-vmm: vCPU %u: cannot read RIP: %s\n", i,
-				strerror(errno));
+			log_error_errno(errno, "vCPU %u: cannot read RIP", i);
 			continue;
 		}
 		/* Real-mode code (an AP's start-up) runs at CS base + IP. */
 		if (sregs.cs.base && !sregs.cs.l)
-			fprintf(stderr, "csan-vmm: vCPU %u: RIP %#llx (CS base %#llx)%s\n", i,
-				(unsigned long long)regs.rip, (unsigned long long)sregs.cs.base,
-				mp_state_note(v));
+			log_error("vCPU %u: RIP %#llx (CS base %#llx)%s", i,
+				  (unsigned long long)regs.rip, (unsigned long long)sregs.cs.base,
+				  mp_state_note(v));
 		else
-			fprintf(stderr, "csan-vmm: vCPU %u: RIP %#llx%s\n", i,
-				(unsigned long long)regs.rip, mp_state_note(v));
+			log_error("vCPU %u: RIP %#llx%s", i, (unsigned long long)regs.rip,
+				  mp_state_note(v));
 	}
 }
 
@@ -505,13 +489,13 @@ int vm_run(struct vm *vm, struct vm_outcome *out)
 	sigaddset(&stop_sigs, SIGTERM);
 	r = pthread_sigmask(SIG_BLOCK, &stop_sigs, &old);
 	if (r) {
-		fprintf(stderr, "csan-vmm: cannot block SIGINT/SIGTERM: %s\n", strerror(r));
+		log_error_errno(r, "cannot block SIGINT/SIGTERM");
 		return -r;
 	}
 	sig_fd = signalfd(-1, &stop_sigs, SFD_CLOEXEC);
 	if (sig_fd < 0) {
 		r = -errno;
-		fprintf(stderr, "csan-vmm: signalfd failed: %s\n", strerror(errno));
+		log_error_errno(errno, "signalfd failed");
 		goto out_mask;
 	}
 	if (vm->cfg.status_line)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "csan/abi.h"
+#include "vmm/base/log.h"
 #include "vmm/run/compare.h"
 #include "vmm/run/compare_table.h"
 #include "vmm/image/elf_guest.h"
@@ -26,8 +27,7 @@ static FILE *open_output(const char *option, const char *path)
 	FILE *f = fopen(path, "w");
 
 	if (!f)
-		fprintf(stderr, "csan-vmm: %s: cannot write %s: %s\n", option, path,
-			strerror(errno));
+		log_error_errno(errno, "%s: cannot write %s", option, path);
 	return f;
 }
 
@@ -36,8 +36,7 @@ static int files_open(struct compare_files *cf, const struct options *o)
 	memset(cf, 0, sizeof(*cf));
 	if (o->report_json && !(cf->report_json = open_output("--report-json", o->report_json)))
 		return -errno;
-	if (o->compare_json &&
-	    !(cf->compare_json = open_output("--compare-json", o->compare_json)))
+	if (o->compare_json && !(cf->compare_json = open_output("--compare-json", o->compare_json)))
 		return -errno;
 	return 0;
 }
@@ -45,9 +44,9 @@ static int files_open(struct compare_files *cf, const struct options *o)
 static void files_close(struct compare_files *cf)
 {
 	if (cf->report_json && fclose(cf->report_json))
-		perror("csan-vmm: --report-json");
+		log_error_errno(errno, "--report-json");
 	if (cf->compare_json && fclose(cf->compare_json))
-		perror("csan-vmm: --compare-json");
+		log_error_errno(errno, "--compare-json");
 }
 
 /* The scenarios to compare: one (as a normal run picks it) or, for "all", every listed one. */
@@ -63,9 +62,9 @@ static int add_scenarios(struct compare_table *t, const struct options *o,
 		return compare_table_add_scenario(t, name) < 0 ? -ENOMEM : 0;
 	}
 	if (!g->nscenarios) {
-		fprintf(stderr, "csan-vmm: --scenario=all: %s has no scenario table (section "
-				CSAN_SCENARIO_SECTION "); name no scenario, or use the bundled "
-				"guest\n", g->path);
+		log_error("--scenario=all: %s has no scenario table (section " CSAN_SCENARIO_SECTION
+			  "); name no scenario, or use the bundled guest",
+			  g->path);
 		return -ENOENT;
 	}
 	for (i = 0; i < g->nscenarios; i++)
@@ -106,16 +105,16 @@ static int run_one(struct compare_table *t, size_t si, enum compare_mode mode,
 	struct guest_run_result res;
 
 	if (!o->quiet)
-		fprintf(stderr, "csan-vmm: --compare: scenario %s in %s mode\n", s->name,
-			mode == COMPARE_HW ? "hw" : "soft");
+		log_error("--compare: scenario %s in %s mode", s->name,
+			  mode == COMPARE_HW ? "hw" : "soft");
 	run->status = guest_run(g, &ro, &res);
 	run->ran = res.ran;
 	run->wall_s = res.wall_s;
 	if (res.log) {
 		run->reports = report_log_total(res.log);
 		if (report_log_races(res.log, add_one_race, &ctx))
-			fprintf(stderr, "csan-vmm: --compare: out of memory; the table misses "
-					"races of %s\n", s->name);
+			log_error("--compare: out of memory; the table misses races of %s",
+				  s->name);
 	}
 	compare_parse_result_line(res.result_line, run);
 	guest_run_result_free(&res);
@@ -133,8 +132,7 @@ int compare_run(const struct options *o, struct elf_guest *g)
 		goto out;
 	t.hw_available = probe_data_watchpoints(t.hw_note, sizeof(t.hw_note)) == 1;
 	if (!t.hw_available)
-		fprintf(stderr, "csan-vmm: --compare: hw mode left out, soft mode only: %s\n",
-			t.hw_note);
+		log_error("--compare: hw mode left out, soft mode only: %s", t.hw_note);
 	for (i = 0; i < t.nscenarios; i++)
 		for (m = 0; m < (t.hw_available ? COMPARE_NMODES : 1); m++)
 			if (run_one(&t, i, (enum compare_mode)m, o, g, cf.report_json) ==
@@ -142,8 +140,8 @@ int compare_run(const struct options *o, struct elf_guest *g)
 				goto stopped;
 stopped:
 	if (compare_table_pair_one_sided(&t))
-		fprintf(stderr, "csan-vmm: --compare: out of memory; one-sided reports are not "
-				"paired with the races the other mode named\n");
+		log_error("--compare: out of memory; one-sided reports are not paired with the "
+			  "races the other mode named");
 	fflush(stdout);
 	compare_table_print(&t, stdout);
 	fflush(stdout);

@@ -10,6 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "vmm/base/log.h"
 #include "vmm/run/control_client.h"
 #include "vmm/run/control_cmd.h"
 
@@ -24,17 +25,15 @@ static int client_connect(const char *path)
 	int fd;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "csan-vmm: --control: '%s' is too long for a UNIX socket path\n",
-			path);
+		log_error("--control: '%s' is too long for a UNIX socket path", path);
 		return -1;
 	}
 	strcpy(sa.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		fprintf(stderr,
-			"csan-vmm: --control: cannot connect to '%s': %s (is a csan-vmm "
-			"started with --control=%s running?)\n",
-			path, strerror(errno), path);
+		log_error("--control: cannot connect to '%s': %s (is a csan-vmm started with "
+			  "--control=%s running?)",
+			  path, strerror(errno), path);
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -73,9 +72,9 @@ static int read_reply(int fd, const char *path, const char *cmd)
 	for (;;) {
 		n = read_byte(fd, &c);
 		if (n <= 0) {
-			fprintf(stderr, "csan-vmm: --control: '%s' %s before answering '%s'%s%s\n",
-				path, n == 0 ? "hung up" : "failed", cmd, n == 0 ? "" : ": ",
-				n == 0 ? "" : strerror(errno));
+			log_error("--control: '%s' %s before answering '%s'%s%s", path,
+				  n == 0 ? "hung up" : "failed", cmd, n == 0 ? "" : ": ",
+				  n == 0 ? "" : strerror(errno));
 			return SEND_FAILED;
 		}
 		if (c != '\n') {
@@ -88,7 +87,7 @@ static int read_reply(int fd, const char *path, const char *cmd)
 		if (strcmp(line, "ok") == 0)
 			return SEND_OK;
 		if (strncmp(line, "error:", 6) == 0) {
-			fprintf(stderr, "csan-vmm: %s: %s\n", cmd, line);
+			log_error("%s: %s", cmd, line);
 			return SEND_ERROR_REPLY;
 		}
 		printf("%s\n", line);
@@ -124,8 +123,7 @@ int control_client_send(const char *path, const char *const *cmds, size_t ncmds)
 	for (i = 0; i < ncmds && status == SEND_OK; i++) {
 		/* options_parse has checked each command's length and words. */
 		if (!send_line(fd, cmds[i])) {
-			fprintf(stderr, "csan-vmm: --control: cannot send to '%s': %s\n", path,
-				strerror(errno));
+			log_error_errno(errno, "--control: cannot send to '%s'", path);
 			status = SEND_FAILED;
 		} else {
 			status = read_reply(fd, path, cmds[i]);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "vmm/base/log.h"
 #include "vmm/run/control_cmd.h"
 #include "vmm/guest/csan/hc_attach.h"
 #include "vmm/kvm/vm.h"
@@ -135,7 +136,7 @@ int control_print_stats(struct vm *vm, FILE *f)
 		return -EAGAIN;
 	hc_attach_print_counters(vm, f);
 	if (vm->reports)
-		fprintf(f, "csan-vmm: races so far: %" PRIu64 " reports, %u distinct\n",
+		fprintf(f, LOG_PREFIX "races so far: %" PRIu64 " reports, %u distinct\n",
 			report_log_total(vm->reports), report_log_distinct(vm->reports));
 	return 0;
 }

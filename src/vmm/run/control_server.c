@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "vmm/base/log.h"
 #include "vmm/run/control_cmd.h"
 #include "vmm/run/control_server.h"
 #include "vmm/kvm/vm.h"
@@ -89,14 +90,12 @@ static int clear_path(const char *path, const struct sockaddr_un *sa, char *why,
 		return -EADDRINUSE;
 	}
 	if (errno != ECONNREFUSED) {
-		snprintf(why, whylen, "--control: cannot check the existing socket '%s': %s", path,
-			 strerror(errno));
-		return -errno;
+		return why_errno(why, whylen, errno,
+				 "--control: cannot check the existing socket '%s'", path);
 	}
 	if (unlink(path) < 0) {
-		snprintf(why, whylen, "--control: cannot remove the stale socket '%s': %s", path,
-			 strerror(errno));
-		return -errno;
+		return why_errno(why, whylen, errno,
+				 "--control: cannot remove the stale socket '%s'", path);
 	}
 	return 0;
 }
@@ -150,8 +149,7 @@ int control_server_open(const char *path, struct control_server **out, char *why
 	if (!rc) {
 		s->wake_fd = eventfd(0, EFD_CLOEXEC);
 		if (s->wake_fd < 0) {
-			rc = -errno;
-			snprintf(why, whylen, "--control: eventfd failed: %s", strerror(errno));
+			rc = why_errno(why, whylen, errno, "--control: eventfd failed");
 		}
 	}
 	if (rc) {
@@ -283,10 +281,8 @@ static void *control_thread(void *arg)
 		if (poll(pfd, 2 + CONTROL_MAX_CLIENTS, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			fprintf(stderr,
-				"csan-vmm: --control: poll failed: %s; the socket stops "
-				"serving\n",
-				strerror(errno));
+			log_error("--control: poll failed: %s; the socket stops serving",
+				  strerror(errno));
 			return NULL;
 		}
 		if (pfd[0].revents)

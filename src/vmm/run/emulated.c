@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "vmm/base/log.h"
 #include "vmm/console/console_input.h"
 #include "vmm/run/emulated.h"
 #include "vmm/run/emulated_args.h"
@@ -54,7 +55,7 @@ static int check_writable(const char *opt, const char *path)
 	FILE *f = fopen(path, "w");
 
 	if (!f) {
-		fprintf(stderr, "csan-vmm: %s: cannot write %s: %s\n", opt, path, strerror(errno));
+		log_error_errno(errno, "%s: cannot write %s", opt, path);
 		return -1;
 	}
 	fclose(f);
@@ -80,8 +81,7 @@ static pid_t spawn(char **argv, int stdin_fd, int stdout_fd, const sigset_t *old
 	    (stdout_fd >= 0 && dup2(stdout_fd, STDOUT_FILENO) < 0))
 		_exit(EXEC_FAILED);
 	execv(argv[0], argv);
-	fprintf(stderr, "csan-vmm: cannot run the emulated-host harness %s: %s\n", argv[0],
-		strerror(errno));
+	log_error_errno(errno, "cannot run the emulated-host harness %s", argv[0]);
 	_exit(EXEC_FAILED);
 }
 
@@ -154,16 +154,16 @@ static int run_harness(char **argv, bool relay_stdin, int stdout_fd)
 
 	sig_fd = signals_take(&old);
 	if (sig_fd < 0) {
-		fprintf(stderr, "csan-vmm: --host=emulated: signalfd: %s\n", strerror(errno));
+		log_error_errno(errno, "--host=emulated: signalfd");
 		goto out;
 	}
 	if (relay_stdin && pipe2(pipe_fd, O_CLOEXEC) < 0) {
-		fprintf(stderr, "csan-vmm: --host=emulated: pipe: %s\n", strerror(errno));
+		log_error_errno(errno, "--host=emulated: pipe");
 		goto out;
 	}
 	pid = spawn(argv, pipe_fd[0], stdout_fd, &old);
 	if (pid < 0) {
-		fprintf(stderr, "csan-vmm: --host=emulated: fork: %s\n", strerror(errno));
+		log_error_errno(errno, "--host=emulated: fork");
 		goto out;
 	}
 	if (pipe_fd[0] >= 0)
@@ -186,13 +186,12 @@ static int exit_status_of(int ws)
 		return 128 + WTERMSIG(ws);
 	switch (WEXITSTATUS(ws)) {
 	case HARNESS_CANNOT_RUN:
-		fprintf(stderr, "csan-vmm: --host=emulated: the emulated host cannot run here "
-				"(the harness said why, above)\n");
+		log_error("--host=emulated: the emulated host cannot run here (the harness said "
+			  "why, above)");
 		return EXIT_USAGE;
 	case HARNESS_FAILED:
-		fprintf(stderr,
-			"csan-vmm: --host=emulated: the emulated host itself failed "
-			"(QEMU or its kernel, see above); this says nothing about the guest\n");
+		log_error("--host=emulated: the emulated host itself failed (QEMU or its kernel, "
+			  "see above); this says nothing about the guest");
 		return EXIT_USAGE;
 	case HARNESS_NO_COMMAND:
 	case EXEC_FAILED: return EXIT_USAGE;
@@ -219,10 +218,8 @@ static int self_path(char *buf, size_t len)
 	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
 
 	if (n <= 0) {
-		fprintf(stderr,
-			"csan-vmm: --host=emulated: cannot find this program "
-			"(/proc/self/exe): %s\n",
-			strerror(errno));
+		log_error_errno(errno,
+				"--host=emulated: cannot find this program (/proc/self/exe)");
 		return -1;
 	}
 	buf[n] = '\0';
@@ -240,18 +237,18 @@ int emulated_run(const struct options *o, const char *guest_path)
 
 	harness = guest_path_harness(why, sizeof(why));
 	if (!harness) {
-		fprintf(stderr, "csan-vmm: --host=emulated: %s\n", why);
+		log_error("--host=emulated: %s", why);
 		goto out;
 	}
 	if (self_path(self, sizeof(self)))
 		goto out;
 	if (stat(guest_path, &st) < 0) {
-		fprintf(stderr, "csan-vmm: %s: %s\n", guest_path, strerror(errno));
+		log_error_errno(errno, "%s", guest_path);
 		goto out;
 	}
 	if ((o->report_json && !(report = absolute(o->report_json))) ||
 	    (o->compare_json && !(compare = absolute(o->compare_json)))) {
-		fprintf(stderr, "csan-vmm: out of memory\n");
+		log_error("out of memory");
 		goto out;
 	}
 	if ((report && check_writable("--report-json", report)) ||
@@ -270,13 +267,13 @@ int emulated_run(const struct options *o, const char *guest_path)
 			 (o->console_escapes == CONSOLE_ESCAPES_AUTO && console_is_our_tty(0));
 	argv = emulated_argv(o, &in);
 	if (!argv) {
-		fprintf(stderr, "csan-vmm: out of memory\n");
+		log_error("out of memory");
 		status = EXIT_USAGE;
 		goto out;
 	}
 	if (in.relay_stdin && isatty(STDIN_FILENO) &&
 	    console_tty_make_raw(STDIN_FILENO, why, sizeof(why)))
-		fprintf(stderr, "csan-vmm: %s (keys go to the guest line by line)\n", why);
+		log_error("%s (keys go to the guest line by line)", why);
 	ws = run_harness(argv, in.relay_stdin, -1);
 	console_tty_put_back();
 	status = ws == -1 ? EXIT_USAGE : exit_status_of(ws);

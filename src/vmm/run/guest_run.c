@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "csan/abi.h"
+#include "vmm/base/log.h"
 #include "vmm/console/console_input.h"
 #include "vmm/run/control_server.h"
 #include "vmm/image/elf_guest.h"
@@ -27,8 +28,7 @@
 
 #define WHY_LEN 512
 
-int guest_run_pick_scenario(const struct options *o, const struct elf_guest *g,
-			    const char **out)
+int guest_run_pick_scenario(const struct options *o, const struct elf_guest *g, const char **out)
 {
 	if (!o->scenario) {
 		*out = elf_guest_find_scenario(g, OPT_DEFAULT_SCENARIO) ? OPT_DEFAULT_SCENARIO
@@ -36,15 +36,15 @@ int guest_run_pick_scenario(const struct options *o, const struct elf_guest *g,
 		return 0;
 	}
 	if (!g->nscenarios) {
-		fprintf(stderr, "csan-vmm: --scenario: %s has no scenario table "
-				"(section " CSAN_SCENARIO_SECTION "); drop --scenario "
-				"or use the bundled guest\n", g->path);
+		log_error("--scenario: %s has no scenario table (section " CSAN_SCENARIO_SECTION
+			  "); drop --scenario or use the bundled guest",
+			  g->path);
 		return -ENOENT;
 	}
 	if (!elf_guest_find_scenario(g, o->scenario)) {
-		fprintf(stderr, "csan-vmm: --scenario: %s has no scenario '%s'; "
-				"'csan-vmm --scenario=list' shows the ones it has\n",
-			g->path, o->scenario);
+		log_error("--scenario: %s has no scenario '%s'; 'csan-vmm --scenario=list' shows "
+			  "the ones it has",
+			  g->path, o->scenario);
 		return -ENOENT;
 	}
 	*out = o->scenario;
@@ -88,7 +88,7 @@ static int pipeline_open(struct pipeline *p, const struct guest_run_opts *ro, co
 	if (!rc)
 		rc = unwind_new(p->sym, &p->unw, why, sizeof(why));
 	if (rc) {
-		fprintf(stderr, "csan-vmm: %s\n", why);
+		log_error("%s", why);
 		goto fail;
 	}
 	lo.sym = p->sym;
@@ -97,12 +97,12 @@ static int pipeline_open(struct pipeline *p, const struct guest_run_opts *ro, co
 	lo.text = stderr;
 	lo.json = ro->report_json;
 	lo.interval_ms = REPORT_LOG_DEFAULT_INTERVAL_MS;
-	lo.before_print = status_line_hide;
+	lo.before_print = log_before_output;
 	if (prof->report_log_opts)
 		prof->report_log_opts(&lo);
 	rc = report_log_new(&lo, &p->log);
 	if (rc) {
-		fprintf(stderr, "csan-vmm: out of memory\n");
+		log_error("out of memory");
 		goto fail;
 	}
 	return 0;
@@ -121,27 +121,25 @@ static int exit_status(const struct vm_outcome *out, uint64_t races, bool quiet)
 	switch (out->end) {
 	case VM_END_EXIT:
 		if (out->guest_status == 0 && races) {
-			fprintf(stderr, "csan-vmm: guest finished, %" PRIu64 " race report%s\n",
-				races, races == 1 ? "" : "s");
+			log_error("guest finished, %" PRIu64 " race report%s", races,
+				  races == 1 ? "" : "s");
 			return EXIT_RACES;
 		}
 		if (out->guest_status == 0) {
 			if (!quiet)
-				fprintf(stderr, "csan-vmm: guest finished, no races reported\n");
+				log_error("guest finished, no races reported");
 			return EXIT_CLEAN;
 		}
-		fprintf(stderr, "csan-vmm: guest reported failure (exit status %d)\n",
-			out->guest_status);
+		log_error("guest reported failure (exit status %d)", out->guest_status);
 		return EXIT_GUEST_FAILED;
 	case VM_END_QUIT:
-		fprintf(stderr, "csan-vmm: stopped on request (quit), %" PRIu64 " race report%s\n",
-			races, races == 1 ? "" : "s");
+		log_error("stopped on request (quit), %" PRIu64 " race report%s", races,
+			  races == 1 ? "" : "s");
 		return races ? EXIT_RACES : EXIT_CLEAN;
 	case VM_END_SIGNAL:
-		fprintf(stderr, "csan-vmm: stopped by %s\n", strsignal(out->signal));
+		log_error("stopped by %s", strsignal(out->signal));
 		return EXIT_INTERRUPTED;
-	case VM_END_HOST_ERROR:
-		return EXIT_USAGE;
+	case VM_END_HOST_ERROR: return EXIT_USAGE;
 	case VM_END_FAULT:
 	case VM_END_TIMEOUT:
 	default:
@@ -192,7 +190,7 @@ static int build_vm(struct elf_guest *g, const struct guest_profile *prof,
 	if (!rc)
 		rc = vm_boot_setup(*vm, g->pvh_entry, cmdline, why, sizeof(why));
 	if (rc)
-		fprintf(stderr, "csan-vmm: %s\n", why);
+		log_error("%s", why);
 	return rc;
 }
 
@@ -220,25 +218,25 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 	res->status = EXIT_USAGE;
 	/* Before anything boots, so a bad --control path costs nothing. */
 	if (o->control_path && control_server_open(o->control_path, &control, why, sizeof(why))) {
-		fprintf(stderr, "csan-vmm: %s\n", why);
+		log_error("%s", why);
 		return res->status;
 	}
 	prof = guest_profile_pick(g, o->guest_kind, why, sizeof(why));
 	if (!prof) {
-		fprintf(stderr, "csan-vmm: %s\n", why);
+		log_error("%s", why);
 		goto out;
 	}
 	if (prof == &linux_profile && !o->mem_given)
 		cfg.mem_bytes = LINUX_DEFAULT_MEMORY;
 	if (elf_guest_check_fits(g, cfg.mem_bytes, why, sizeof(why))) {
-		fprintf(stderr, "csan-vmm: %s\n", why);
+		log_error("%s", why);
 		goto out;
 	}
 	if (pipeline_open(&pipe, ro, g->path, prof))
 		goto out;
 	cmdline = prof->cmdline(o, ro->scenario);
 	if (!cmdline) {
-		fprintf(stderr, "csan-vmm: out of memory\n");
+		log_error("out of memory");
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -253,20 +251,19 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 		vm->hw_probed = true;
 	}
 	if (ro->watch_hw && watch_mode_set(vm, true, why, sizeof(why))) {
-		fprintf(stderr, "csan-vmm: --watch=hw: %s\n", why);
+		log_error("--watch=hw: %s", why);
 		goto out;
 	}
 	if ((control && control_server_start(control, vm, why, sizeof(why))) ||
-	    console_input_start(vm, STDIN_FILENO, o->console_escapes, &console, why,
-				sizeof(why))) {
-		fprintf(stderr, "csan-vmm: %s\n", why);
+	    console_input_start(vm, STDIN_FILENO, o->console_escapes, &console, why, sizeof(why))) {
+		log_error("%s", why);
 		goto out;
 	}
 	if (!o->quiet)
-		fprintf(stderr, "csan-vmm: booting %s (%s guest) on %u vCPU%s, %" PRIu64 " MiB, "
-				"watch mode %s, command line \"%s\"\n",
-			g->path, prof->name, o->cpus, o->cpus == 1 ? "" : "s",
-			cfg.mem_bytes >> 20, ro->watch_hw ? "hw" : "soft", cmdline);
+		log_error("booting %s (%s guest) on %u vCPU%s, %" PRIu64
+			  " MiB, watch mode %s, command line \"%s\"",
+			  g->path, prof->name, o->cpus, o->cpus == 1 ? "" : "s",
+			  cfg.mem_bytes >> 20, ro->watch_hw ? "hw" : "soft", cmdline);
 	if (vm_run(vm, &res->outcome))
 		goto out;
 	res->wall_s = seconds_since(&t0);

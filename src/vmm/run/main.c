@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "csan/abi.h"
+#include "vmm/base/log.h"
 #include "vmm/run/compare.h"
 #include "vmm/run/control_client.h"
 #include "vmm/image/elf_guest.h"
@@ -58,22 +59,21 @@ static int run_once(const struct options *o, struct elf_guest *g)
 	 * the question to its first switch to hw mode (watch_mode.c).
 	 */
 	if (o->watch_hw && probe_data_watchpoints(hw_why, sizeof(hw_why)) != 1) {
-		fprintf(stderr, "csan-vmm: --watch=hw: %s\n", hw_why);
+		log_error("--watch=hw: %s", hw_why);
 		return EXIT_USAGE;
 	}
 	ro.hw_known = o->watch_hw;
 	if (o->report_json) {
 		ro.report_json = fopen(o->report_json, "w");
 		if (!ro.report_json) {
-			fprintf(stderr, "csan-vmm: --report-json: cannot write %s: %s\n",
-				o->report_json, strerror(errno));
+			log_error_errno(errno, "--report-json: cannot write %s", o->report_json);
 			return EXIT_USAGE;
 		}
 	}
 	status = guest_run(g, &ro, &res);
 	guest_run_result_free(&res);
 	if (ro.report_json && fclose(ro.report_json))
-		perror("csan-vmm: --report-json");
+		log_error_errno(errno, "--report-json");
 	return status;
 }
 
@@ -107,20 +107,17 @@ static int run_emulated(const struct options *o, const struct elf_guest *g, cons
 	const char *scenario;
 
 	if (o->control_path) {
-		fprintf(stderr, "csan-vmm: --control: not available in the emulated host, where "
-				"csan-vmm runs inside QEMU and the socket would be too; use the "
-				"Ctrl-a keys on the terminal (they reach it), or a host with "
-				"/dev/kvm (--host=kvm)\n");
+		log_error("--control: not available in the emulated host, where csan-vmm runs "
+			  "inside QEMU and the socket would be too; use the Ctrl-a keys on the "
+			  "terminal (they reach it), or a host with /dev/kvm (--host=kvm)");
 		return EXIT_USAGE;
 	}
 	if (!(o->compare && o->scenario && strcmp(o->scenario, OPT_ALL_SCENARIOS) == 0) &&
 	    guest_run_pick_scenario(o, g, &scenario))
 		return EXIT_USAGE;
 	if (o->host == OPT_HOST_AUTO)
-		fprintf(stderr,
-			"csan-vmm: %s: running in the emulated host (%s); --host=kvm "
-			"to refuse\n",
-			why, HOST_EMULATED_COST);
+		log_error("%s: running in the emulated host (%s); --host=kvm to refuse", why,
+			  HOST_EMULATED_COST);
 	return emulated_run(o, g->path);
 }
 
@@ -146,7 +143,7 @@ int main(int argc, char **argv)
 		return status;
 	}
 	if (hc_report_register() || hc_attach_register() || hw_watch_register()) {
-		fprintf(stderr, "csan-vmm: internal error: cannot register the hypercalls\n");
+		log_error("internal error: cannot register the hypercalls");
 		return EXIT_USAGE;
 	}
 	if (o.action == OPT_SEND) {
@@ -165,27 +162,27 @@ int main(int argc, char **argv)
 	if (!path) {
 		bundled = guest_path_bundled(why, sizeof(why));
 		if (!bundled) {
-			fprintf(stderr, "csan-vmm: %s\n", why);
+			log_error("%s", why);
 			options_free(&o);
 			return EXIT_USAGE;
 		}
 		path = bundled;
 	}
 	if (elf_guest_open(path, &g, why, sizeof(why))) {
-		fprintf(stderr, "csan-vmm: %s\n", why);
+		log_error("%s", why);
 		status = EXIT_USAGE;
 		goto out;
 	}
 	if (o.action == OPT_LIST_SCENARIOS) {
 		if (!g.nscenarios) {
-			fprintf(stderr, "csan-vmm: %s has no scenario table\n", g.path);
+			log_error("%s has no scenario table", g.path);
 			status = EXIT_USAGE;
 		} else {
 			list_scenarios(&g);
 			status = EXIT_CLEAN;
 		}
 	} else if (!(prof = guest_profile_pick(&g, o.guest_kind, why, sizeof(why)))) {
-		fprintf(stderr, "csan-vmm: %s\n", why);
+		log_error("%s", why);
 		status = EXIT_USAGE;
 	} else if (host_select(&o, prof, why, sizeof(why)) == OPT_HOST_EMULATED) {
 		status = run_emulated(&o, &g, why);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "csan/abi.h"
+#include "vmm/base/log.h"
 #include "vmm/run/control_cmd.h"
 #include "vmm/run/options.h"
 #include "vmm/guest/profile.h"
@@ -38,10 +39,10 @@ enum {
  * builds start with it off (--sandbox=on still turns it on).
  */
 #ifdef CSAN_SANITIZED_BUILD
-#define OPT_DEFAULT_SANDBOX false
+#define OPT_DEFAULT_SANDBOX	 false
 #define OPT_DEFAULT_SANDBOX_NAME "off"
 #else
-#define OPT_DEFAULT_SANDBOX true
+#define OPT_DEFAULT_SANDBOX	 true
 #define OPT_DEFAULT_SANDBOX_NAME "on"
 #endif
 
@@ -155,7 +156,7 @@ static int usage_error(FILE *errf, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("csan-vmm: ", errf);
+	fputs(LOG_PREFIX "", errf);
 	va_start(ap, fmt);
 	vfprintf(errf, fmt, ap);
 	va_end(ap);
@@ -193,9 +194,21 @@ int options_parse_size(const char *s, uint64_t *bytes)
 		return -EINVAL;
 	switch (*end) {
 	case '\0': break;
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
+	case 'k':
+	case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		end++;
+		break;
 	default: return -EINVAL;
 	}
 	if (*end == 'i' && end[1] == 'B')
@@ -213,8 +226,8 @@ static int parse_cpus(const char *arg, struct options *o, FILE *errf)
 	uint64_t v;
 
 	if (parse_u64(arg, &v) || v < 1 || v > CSAN_MAX_CPUS)
-		return usage_error(errf, "--cpus: '%s' is not a vCPU count from 1 to %d",
-				   arg, CSAN_MAX_CPUS);
+		return usage_error(errf, "--cpus: '%s' is not a vCPU count from 1 to %d", arg,
+				   CSAN_MAX_CPUS);
 	o->cpus = (unsigned)v;
 	return 0;
 }
@@ -227,7 +240,8 @@ static int parse_memory(const char *arg, struct options *o, FILE *errf)
 		return usage_error(errf, "--memory: '%s' is not a size such as 64M or 1G", arg);
 	if (v < OPT_MIN_MEMORY || v > CSAN_RAM_LIMIT)
 		return usage_error(errf,
-				   "--memory: %s is out of range: give at least 16M and at most 3G", arg);
+				   "--memory: %s is out of range: give at least 16M and at most 3G",
+				   arg);
 	if (v & 0xfff)
 		return usage_error(errf, "--memory: %s is not a multiple of 4K", arg);
 	o->mem_bytes = v;
@@ -240,7 +254,8 @@ static int parse_timeout(const char *arg, struct options *o, FILE *errf)
 
 	/* One day is far beyond any sensible run and keeps arithmetic small. */
 	if (parse_u64(arg, &v) || v > 86400)
-		return usage_error(errf, "--timeout: '%s' is not a number of seconds from 0 to 86400", arg);
+		return usage_error(
+			errf, "--timeout: '%s' is not a number of seconds from 0 to 86400", arg);
 	o->timeout_s = (unsigned)v;
 	return 0;
 }
@@ -252,7 +267,7 @@ static int add_append(const char *arg, struct options *o, FILE *errf)
 	char *s = malloc(old + strlen(arg) + 2);
 
 	if (!s) {
-		fputs("csan-vmm: out of memory\n", errf);
+		fputs(LOG_PREFIX "out of memory\n", errf);
 		return -ENOMEM;
 	}
 	if (old)
@@ -286,7 +301,7 @@ static int add_send(const char *arg, struct options *o, FILE *errf)
 				   CONTROL_LINE_MAX);
 	s = realloc(o->sends, (o->nsends + 1) * sizeof(*s));
 	if (!s) {
-		fputs("csan-vmm: out of memory\n", errf);
+		fputs(LOG_PREFIX "out of memory\n", errf);
 		return -ENOMEM;
 	}
 	s[o->nsends++] = arg;
@@ -321,7 +336,8 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 	case OPTK_TIMEOUT: return parse_timeout(arg, o, errf);
 	case OPTK_SEED:
 		if (parse_u64(arg, &v))
-			return usage_error(errf, "--seed: '%s' is not an unsigned 64-bit number", arg);
+			return usage_error(errf, "--seed: '%s' is not an unsigned 64-bit number",
+					   arg);
 		o->seed = v;
 		o->seed_given = true;
 		return 0;
@@ -337,7 +353,8 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 		return 0;
 	case OPTK_WATCH:
 		if (strcmp(arg, "soft") && strcmp(arg, "hw"))
-			return usage_error(errf, "--watch: '%s' is not a mode; use soft or hw", arg);
+			return usage_error(errf, "--watch: '%s' is not a mode; use soft or hw",
+					   arg);
 		o->watch_hw = strcmp(arg, "hw") == 0;
 		o->watch_given = true;
 		return 0;
@@ -470,9 +487,8 @@ char *options_guest_cmdline(const struct options *o, const char *scenario)
 	char *s = NULL;
 	int n;
 
-	n = asprintf(&s, "%s%s%sseed=%" PRIu64 "%s%s",
-		     scenario ? "scenario=" : "", scenario ? scenario : "",
-		     scenario ? " " : "", o->seed,
-		     o->append ? " " : "", o->append ? o->append : "");
+	n = asprintf(&s, "%s%s%sseed=%" PRIu64 "%s%s", scenario ? "scenario=" : "",
+		     scenario ? scenario : "", scenario ? " " : "", o->seed, o->append ? " " : "",
+		     o->append ? o->append : "");
 	return n < 0 ? NULL : s;
 }

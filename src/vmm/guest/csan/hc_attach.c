@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "csan/abi.h"
+#include "vmm/base/log.h"
 #include "vmm/guest/csan/hc_attach.h"
 #include "vmm/dev/hypercall.h"
 #include "vmm/kvm/vm.h"
@@ -37,17 +38,19 @@ static int hc_attach(struct vcpu *vcpu, uint32_t gpa)
 	if (rc != VCPU_RESUME)
 		return rc;
 	if (a.reserved)
-		return hc_fail(vcpu, CSAN_HC_ATTACH, "reserved", "is %" PRIu32 ", not 0", a.reserved);
+		return hc_fail(vcpu, CSAN_HC_ATTACH, "reserved", "is %" PRIu32 ", not 0",
+			       a.reserved);
 	if (a.control & 7)
-		return hc_fail(vcpu, CSAN_HC_ATTACH, "control", "%#" PRIx64 " is not 8-byte aligned",
-			       a.control);
+		return hc_fail(vcpu, CSAN_HC_ATTACH, "control",
+			       "%#" PRIx64 " is not 8-byte aligned", a.control);
 	if (a.size < CONTROL_HEAD_SIZE || a.size > CONTROL_MAX_SIZE)
-		return hc_fail(vcpu, CSAN_HC_ATTACH, "size", "%" PRIu32 " is outside [%u, %u]", a.size,
-			       CONTROL_HEAD_SIZE, CONTROL_MAX_SIZE);
+		return hc_fail(vcpu, CSAN_HC_ATTACH, "size", "%" PRIu32 " is outside [%u, %u]",
+			       a.size, CONTROL_HEAD_SIZE, CONTROL_MAX_SIZE);
 	c = vm_gpa_to_hva(vm, a.control, a.size);
 	if (!c)
 		return hc_fail(vcpu, CSAN_HC_ATTACH, "control",
-			       "[%#" PRIx64 ", +%" PRIu32 ") is not in guest RAM", a.control, a.size);
+			       "[%#" PRIx64 ", +%" PRIu32 ") is not in guest RAM", a.control,
+			       a.size);
 	/*
 	 * The header is read once into locals: another vCPU may rewrite the
 	 * block while this one checks it, and a count re-read after its check
@@ -59,11 +62,11 @@ static int hc_attach(struct vcpu *vcpu, uint32_t gpa)
 	ncounters = __atomic_load_n(&c->ncounters, __ATOMIC_RELAXED);
 	if (magic != CSAN_CONTROL_MAGIC || size != a.size)
 		return hc_fail(vcpu, CSAN_HC_ATTACH, "control",
-			       "magic %#" PRIx32 " size %" PRIu32 ": not a csan_control block", magic,
-			       size);
+			       "magic %#" PRIx32 " size %" PRIu32 ": not a csan_control block",
+			       magic, size);
 	if (ncounters > CSAN_CONTROL_MAX_COUNTERS || CONTROL_HEAD_SIZE + 8u * ncounters > a.size)
-		return hc_fail(vcpu, CSAN_HC_ATTACH, "control", "ncounters %" PRIu32 " does not fit",
-			       ncounters);
+		return hc_fail(vcpu, CSAN_HC_ATTACH, "control",
+			       "ncounters %" PRIu32 " does not fit", ncounters);
 	/* One block per run: the first attach wins, a second is a guest bug. */
 	if (!__atomic_compare_exchange_n(&vm->control, &(struct csan_control *){ NULL }, c, false,
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
@@ -103,7 +106,7 @@ void hc_attach_print_counters(struct vm *vm, FILE *f)
 		return;
 	if (n > CSAN_COUNTER_MAX)
 		n = CSAN_COUNTER_MAX;
-	fprintf(f, "csan-vmm: counters:");
+	fprintf(f, LOG_PREFIX "counters:");
 	for (i = 0; i < n; i++)
 		fprintf(f, " %s=%" PRIu64, counter_names[i],
 			(uint64_t)__atomic_load_n(&c->counters[i], __ATOMIC_RELAXED));

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "csan/abi.h"
+#include "vmm/base/log.h"
 #include "vmm/guest/csan/hc_report.h"
 #include "vmm/hwwatch/hw_watch.h"
 #include "vmm/dev/hypercall.h"
@@ -26,14 +27,13 @@ static int hc_report(struct vcpu *vcpu, uint32_t gpa)
 	if (rc != VCPU_RESUME)
 		return rc;
 	if (!vcpu->vm->reports)
-		return hc_fail(vcpu, CSAN_HC_REPORT, "record",
-			       "no report pipeline in this run");
+		return hc_fail(vcpu, CSAN_HC_REPORT, "record", "no report pipeline in this run");
 	hw_watch_complete_report(vcpu->vm, vcpu->id, &r);
 	rc = report_log_submit(vcpu->vm->reports, &r, why, sizeof(why));
 	if (rc == -EINVAL)
 		return hc_fail(vcpu, CSAN_HC_REPORT, "record", "%s", why);
 	if (rc < 0) {
-		fprintf(stderr, "csan-vmm: out of memory keeping a race report\n");
+		log_error("out of memory keeping a race report");
 		vm_end(vcpu->vm, VM_END_HOST_ERROR, 0, 0);
 		return VCPU_STOP;
 	}

@@ -7,6 +7,7 @@
 
 #include <linux/kvm.h>
 
+#include "vmm/base/log.h"
 #include "vmm/dev/acpi.h"
 #include "vmm/dev/cmos.h"
 #include "vmm/console/console_ring.h"
@@ -136,8 +137,8 @@ static void kcsan_submit(struct vm *vm, struct linux_state *ls, struct linux_rep
 
 	if (rc < 0) {
 		ls->kcsan_lost++;
-		fprintf(stderr, "csan-vmm: a KCSAN report on the Linux console could not be read: %s\n",
-			rc == -ENOMEM ? "out of memory" : why);
+		log_error("a KCSAN report on the Linux console could not be read: %s",
+			  rc == -ENOMEM ? "out of memory" : why);
 	}
 	linux_report_free(lr);
 }
@@ -207,8 +208,7 @@ static int route_pc_irqs(struct vm *vm, char *why, size_t whylen)
 	}
 	r->nr = n;
 	if (ioctl(vm->vm_fd, KVM_SET_GSI_ROUTING, r) < 0) {
-		rc = -errno;
-		snprintf(why, whylen, "KVM_SET_GSI_ROUTING failed: %s", strerror(errno));
+		rc = why_errno(why, whylen, errno, "KVM_SET_GSI_ROUTING failed");
 	}
 	free(r);
 	return rc;
@@ -326,14 +326,16 @@ static int linux_summarize(struct vm *vm, int status, FILE *out)
 	ktap_print(&ls->ktap, out);
 	linux_watch_print_stats(ls->watch, out);
 	if (ls->kcsan_lost)
-		fprintf(out, "csan-vmm: %u KCSAN report%s on the console could not be read (said above)\n",
+		fprintf(out,
+			LOG_PREFIX
+			"%u KCSAN report%s on the console could not be read (said above)\n",
 			ls->kcsan_lost, ls->kcsan_lost == 1 ? "" : "s");
 	if (ls->panicked) {
-		fprintf(out, "csan-vmm: Linux panicked: %s\n", ls->panic);
+		fprintf(out, LOG_PREFIX "Linux panicked: %s\n", ls->panic);
 		return EXIT_GUEST_FAILED;
 	}
 	if (ls->ended_how)
-		fprintf(out, "csan-vmm: Linux %s (%s)\n",
+		fprintf(out, LOG_PREFIX "Linux %s (%s)\n",
 			ls->ended_ev == POWER_OFF ? "powered off" : "rebooted", ls->ended_how);
 	return status;
 }

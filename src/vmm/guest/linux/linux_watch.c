@@ -11,6 +11,8 @@
 
 #include <linux/kvm.h>
 
+#include "vmm/base/clock.h"
+#include "vmm/base/log.h"
 #include "vmm/image/elf_guest.h"
 #include "vmm/kvm/guest_mem.h"
 #include "vmm/hwwatch/hw_watch.h"
@@ -52,8 +54,8 @@
 /* Watches one vCPU has live at once: a task's, and interrupts' on top. */
 #define LW_NEST 4
 /* Reports waiting for their other half. */
-#define LW_WAITING 16
-#define LW_MERGE_MS 500
+#define LW_WAITING	  16
+#define LW_MERGE_MS	  500
 #define LW_REPORT_ONCE_MS 3000
 /* How often the supervisor looks at the budget and the waiting reports. */
 #define LW_TICK_MS 10
@@ -115,14 +117,6 @@ struct linux_watch {
 	uint64_t on_stack;    /* watchpoints on the watcher's own stack, left to KCSAN */
 	struct arm_budget budget;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static struct linux_watch *the_watch(struct vm *vm)
 {
@@ -211,7 +205,7 @@ static void submit_every(struct vm *vm, const struct csan_hc_report *r, unsigned
 	char why[256];
 
 	if (report_log_submit_every(vm->reports, r, interval_ms, why, sizeof(why)) < 0)
-		fprintf(stderr, "csan-vmm: a hardware-watch report was refused: %s\n", why);
+		log_error("a hardware-watch report was refused: %s", why);
 }
 
 static void submit(struct vm *vm, const struct csan_hc_report *r)
@@ -275,7 +269,7 @@ bool linux_watch_console_report(struct vm *vm, struct linux_watch *lw,
 	bool taken = false;
 
 	pthread_mutex_lock(&lw->lock);
-	flush_due(lw, now_ns(), false);
+	flush_due(lw, clock_now_ns(), false);
 	/* A host report of the same address waiting: one race. */
 	for (i = 0; i < LW_WAITING && !taken; i++) {
 		w = &lw->waiting[i];
@@ -307,7 +301,7 @@ bool linux_watch_console_report(struct vm *vm, struct linux_watch *lw,
 				.cpu = cpu,
 				.addr = s->addr,
 				.size = s->size,
-				.deadline_ns = now_ns() + LW_MERGE_MS * 1000000ull,
+				.deadline_ns = clock_now_ns() + LW_MERGE_MS * 1000000ull,
 				.r = *r,
 			};
 			taken = true;
@@ -331,7 +325,8 @@ static void watch_ended(struct vcpu *vcpu, struct linux_watch *lw, const struct 
 
 	pthread_mutex_lock(&lw->lock);
 	for (i = 0; i < LW_WAITING && !held; i++)
-		if (lw->waiting[i].used && lw->waiting[i].console && lw->waiting[i].cpu == vcpu->id &&
+		if (lw->waiting[i].used && lw->waiting[i].console &&
+		    lw->waiting[i].cpu == vcpu->id &&
 		    overlap(lw->waiting[i].addr, lw->waiting[i].size, l->addr, l->size))
 			held = &lw->waiting[i];
 	if (held && !res->have_hit) {
@@ -393,13 +388,13 @@ static void watch_ended(struct vcpu *vcpu, struct linux_watch *lw, const struct 
 			.cpu = vcpu->id,
 			.addr = l->addr,
 			.size = l->size,
-			.deadline_ns = now_ns() + LW_MERGE_MS * 1000000ull,
+			.deadline_ns = clock_now_ns() + LW_MERGE_MS * 1000000ull,
 			.r = r,
 		};
 	} else {
 		submit_every(vm, &r, LW_REPORT_ONCE_MS);
 	}
-	flush_due(lw, now_ns(), false);
+	flush_due(lw, clock_now_ns(), false);
 	pthread_mutex_unlock(&lw->lock);
 }
 
@@ -432,10 +427,9 @@ static bool emulate(struct vcpu *vcpu, const struct trap_site *s, struct kvm_reg
 		if (ioctl(vcpu->fd, KVM_SET_REGS, k) == 0)
 			return true;
 	}
-	fprintf(stderr,
-		"csan-vmm: vCPU %u: cannot do the instructions the KCSAN trap at %#" PRIx64
-		" replaced (stack at %#llx unreadable)\n",
-		vcpu->id, s->addr, (unsigned long long)k->rsp);
+	log_error("vCPU %u: cannot do the instructions the KCSAN trap at %#" PRIx64
+		  " replaced (stack at %#llx unreadable)",
+		  vcpu->id, s->addr, (unsigned long long)k->rsp);
 	vm_end(vcpu->vm, VM_END_HOST_ERROR, 0, 0);
 	return false;
 }
@@ -521,7 +515,7 @@ static int entry_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs
 
 	if (!emulate(vcpu, &lw->plan.entry, k))
 		return VCPU_STOP;
-	t0 = now_ns();
+	t0 = clock_now_ns();
 	pthread_mutex_lock(&lw->lock);
 	lw->entries++;
 	d = lw->depth[id];
@@ -545,11 +539,8 @@ static int entry_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs
 			arm = false;
 			lw->over_budget++;
 			break;
-		case ARM_FAVOURED:
-			lw->favoured++;
-			break;
-		case ARM_YES:
-			break;
+		case ARM_FAVOURED: lw->favoured++; break;
+		case ARM_YES: break;
 		}
 	}
 	/* Counted live under the lock, so the exit traps stay while it is. */
@@ -573,7 +564,7 @@ static int entry_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs
 	rc = hw_watch_arm(vcpu, l->addr, &size, l->type & CSAN_ACCESS_KNOWN, &ticket, &status);
 	if (rc != VCPU_RESUME)
 		return rc;
-	budget_charge(lw, now_ns() - t0);
+	budget_charge(lw, clock_now_ns() - t0);
 	l->ticket = ticket;
 	__atomic_store_n(&l->armed, status == CSAN_HW_ARMED, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&lw->lock);
@@ -589,7 +580,7 @@ static int entry_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs
 static int end_watch(struct vcpu *vcpu, struct linux_watch *lw, const struct lw_live *l)
 {
 	struct hw_watch_result res;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = clock_now_ns();
 	int rc;
 
 	if (!l->armed)
@@ -597,7 +588,7 @@ static int end_watch(struct vcpu *vcpu, struct linux_watch *lw, const struct lw_
 	memset(&res, 0, sizeof(res));
 	rc = hw_watch_disarm(vcpu, l->ticket, &res);
 	pthread_mutex_lock(&lw->lock);
-	arm_budget_charge(&lw->budget, now_ns() - t0);
+	arm_budget_charge(&lw->budget, clock_now_ns() - t0);
 	if (res.hits)
 		arm_budget_caught(&lw->budget, l->addr);
 	pthread_mutex_unlock(&lw->lock);
@@ -641,7 +632,7 @@ int linux_watch_tick(struct vm *vm, struct linux_watch *lw)
 	if (!lw)
 		return -1;
 	pthread_mutex_lock(&lw->lock);
-	flush_due(lw, now_ns(), false);
+	flush_due(lw, clock_now_ns(), false);
 	pthread_mutex_unlock(&lw->lock);
 	return LW_TICK_MS;
 }
@@ -769,15 +760,15 @@ void linux_watch_print_stats(struct linux_watch *lw, FILE *f)
 		return;
 	pthread_mutex_lock(&lw->lock);
 	fprintf(f,
-		"csan-vmm: KCSAN watchpoints followed: %" PRIu64 " set up, %" PRIu64
-		" backed by debug registers, %" PRIu64 " without a free one, %" PRIu64
-		" over the time budget (%d%% of wall time), %" PRIu64
-		" backed from its reserve for shared data, %" PRIu64
-		" on the watcher's stack, %" PRIu64 " nested too deep; %" PRIu64
-		" host reports, %" PRIu64 " merged with Linux's own, %" PRIu64
-		" without the watcher's stack\n",
-		lw->entries, lw->armed, lw->not_armed, lw->over_budget, LW_BUDGET_PCT,
-		lw->favoured, lw->on_stack, lw->too_deep, lw->reports, lw->merged, lw->lost_frames);
+		LOG_PREFIX "KCSAN watchpoints followed: %" PRIu64 " set up, %" PRIu64
+			   " backed by debug registers, %" PRIu64 " without a free one, %" PRIu64
+			   " over the time budget (%d%% of wall time), %" PRIu64
+			   " backed from its reserve for shared data, %" PRIu64
+			   " on the watcher's stack, %" PRIu64 " nested too deep; %" PRIu64
+			   " host reports, %" PRIu64 " merged with Linux's own, %" PRIu64
+			   " without the watcher's stack\n",
+		lw->entries, lw->armed, lw->not_armed, lw->over_budget, LW_BUDGET_PCT, lw->favoured,
+		lw->on_stack, lw->too_deep, lw->reports, lw->merged, lw->lost_frames);
 	pthread_mutex_unlock(&lw->lock);
 }
 
