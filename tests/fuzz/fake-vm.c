@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "fake-vm.h"
-#include "vmm/guest/csan/hc_attach.h"
-#include "vmm/guest/csan/hc_report.h"
+#include "vmm/dev/serial.h"
+#include "vmm/guest/csan/csan_profile.h"
 #include "vmm/hwwatch/hw_watch.h"
 #include "vmm/dev/hypercall.h"
 #include "watch/report_log.h"
@@ -59,11 +59,9 @@ void fake_vm_new(struct fake_vm *f, unsigned ncpus, uint64_t ram_size, const cha
 	vm->end_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (vm->end_fd < 0)
 		die("eventfd failed");
-	if (serial_init(&vm->serial, ncpus, open("/dev/null", O_WRONLY | O_CLOEXEC)))
-		die("serial_init failed");
-	vm->hw = hw_engine_new();
-	if (!vm->hw)
-		die("hw_engine_new failed");
+	if (serial_attach(vm, open("/dev/null", O_WRONLY | O_CLOEXEC), why, sizeof(why)) ||
+	    hw_watch_attach(vm, why, sizeof(why)))
+		die(why);
 	if (sym_elf && sym_open(sym_elf, &f->sym, why, sizeof(why)))
 		die(why);
 	lo.sym = f->sym;
@@ -74,8 +72,9 @@ void fake_vm_new(struct fake_vm *f, unsigned ncpus, uint64_t ram_size, const cha
 	lo.interval_ms = REPORT_LOG_DEFAULT_INTERVAL_MS;
 	if (!lo.text || !lo.json || report_log_new(&lo, &vm->reports))
 		die("report_log_new failed");
-	if (hc_report_register() || hc_attach_register() || hw_watch_register())
-		die("hypercall registration failed");
+	/* The csan guest's hypercalls, as its profile's setup serves them. */
+	if (csan_hypercalls_attach(vm, why, sizeof(why)))
+		die(why);
 	f->vm = vm;
 }
 

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csan/abi.h"
 #include "fake-vm.h"
+#include "csan/abi.h"
 #include "vmm/run/control_cmd.h"
 
 static struct fake_vm fvm;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vmm/guest/profile.h"
 #include "vmm/run/options.h"
 
 #define FUZZ_MAX_ARGS 32
@@ -35,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&o, 0, sizeof(o));
 	if (options_parse(argc, argv, &o, devnull) == 0 && o.action == OPT_RUN) {
 		/* What main builds next from an accepted command line. */
-		free(options_guest_cmdline(&o, o.scenario));
+		free(csan_profile.cmdline(&o, o.scenario));
 	}
 	options_free(&o);
 	free(copy);

@@ -5,6 +5,7 @@
 
 #include "csan/abi.h"
 #include "vmm/dev/acpi.h"
+#include "vmm/kvm/vm.h"
 #include "vmm/dev/pc_ports.h"
 #include "check.h"
 
@@ -116,7 +117,7 @@ static void test_ioapic_id(void)
 	if (!ram)
 		return;
 	for (i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
-		CHECK_EQ_U64(acpi_ioapic_id(cpus[i]), want[i]);
+		CHECK_EQ_U64(vm_ioapic_id(cpus[i]), want[i]);
 		CHECK(acpi_build(ram, RAM_SIZE, cpus[i], true, &rsdp_gpa) == 0);
 		madt = table(ram, u64(table(ram, u64(ram + rsdp_gpa + 24), "XSDT") + 36), "APIC");
 		CHECK_EQ_U64(madt_count(madt, 0, &io), cpus[i]);

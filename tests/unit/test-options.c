@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "csan/abi.h"
+#include "vmm/guest/profile.h"
 #include "vmm/run/options.h"
 #include "check.h"
 
@@ -50,8 +51,8 @@ static void test_values(void)
 	char msg[512];
 	char *cmd;
 
-	CHECK(PARSE(&o, msg, "-c", "4", "--memory=1G", "--timeout=30", "--seed=0x10",
-		    "-a", "timer_hz=100", "--append=x=1", "-s", "fault", "k.elf") == 0);
+	CHECK(PARSE(&o, msg, "-c", "4", "--memory=1G", "--timeout=30", "--seed=0x10", "-a",
+		    "timer_hz=100", "--append=x=1", "-s", "fault", "k.elf") == 0);
 	CHECK(o.cpus == 4);
 	CHECK_EQ_U64(o.mem_bytes, 1ull << 30);
 	CHECK(o.timeout_s == 30);
@@ -59,10 +60,10 @@ static void test_values(void)
 	CHECK(o.scenario && strcmp(o.scenario, "fault") == 0);
 	CHECK(o.guest_path && strcmp(o.guest_path, "k.elf") == 0);
 	CHECK(o.append && strcmp(o.append, "timer_hz=100 x=1") == 0);
-	cmd = options_guest_cmdline(&o, o.scenario);
+	cmd = csan_profile.cmdline(&o, o.scenario);
 	CHECK(cmd && strcmp(cmd, "scenario=fault seed=16 timer_hz=100 x=1") == 0);
 	free(cmd);
-	cmd = options_guest_cmdline(&o, NULL);
+	cmd = csan_profile.cmdline(&o, NULL);
 	CHECK(cmd && strcmp(cmd, "seed=16 timer_hz=100 x=1") == 0);
 	free(cmd);
 	options_free(&o);

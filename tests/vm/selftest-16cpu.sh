@@ -1,7 +1,7 @@
 # selftest-16cpu.sh: the platform selftest on 16 vCPUs: CPUs online,
 # timer interrupts on each, a spinlock-protected counter exact.  From 16
 # vCPUs on, the MADT's I/O APIC ID no longer fits after the CPUs' (KVM's
-# is 4 bits): acpi_ioapic_id() gives 0, written to KVM's I/O APIC too.
+# is 4 bits): vm_ioapic_id() gives 0, written to KVM's I/O APIC too.
 . "$top_srcdir/tests/lib.sh"
 # The harness's limit counts the emulated host's boot too: leave room after
 # csan-vmm's own --timeout for that and for csan-vmm's report of a hung

@@ -16,13 +16,13 @@
 
 #include "vmm/base/log.h"
 #include "vmm/console/console_input.h"
-#include "vmm/run/control_cmd.h"
+#include "vmm/dev/serial.h"
 #include "vmm/console/escape.h"
 #include "vmm/kvm/vm.h"
-#include "vmm/hwwatch/watch_mode.h"
 
 struct console_input {
 	struct vm *vm;
+	const struct console_actions *actions;
 	int fd;
 	int wake_fd; /* eventfd: console_input_stop asks the thread to leave */
 	pthread_t thread;
@@ -134,10 +134,12 @@ static void do_watch_toggle(struct console_input *ci)
 {
 	char why[512];
 
-	if (watch_mode_set(ci->vm, !watch_mode_hw(ci->vm), why, sizeof(why)))
-		log_error("watch mode stays %s: %s", watch_mode_name(ci->vm), why);
+	const struct console_actions *a = ci->actions;
+
+	if (a->toggle_watch(ci->vm, why, sizeof(why)))
+		log_error("watch mode stays %s: %s", a->watch_name(ci->vm), why);
 	else
-		log_error("watch mode: %s", watch_mode_name(ci->vm));
+		log_error("watch mode: %s", a->watch_name(ci->vm));
 }
 
 static void do_escape(struct console_input *ci, enum escape_action a, uint8_t input)
@@ -146,7 +148,7 @@ static void do_escape(struct console_input *ci, enum escape_action a, uint8_t in
 	case ESCAPE_NONE: break;
 	case ESCAPE_INPUT:
 		/* The UART takes it where a guest wired its interrupt (Linux). */
-		if (serial_receive(&ci->vm->serial, &input, 1))
+		if (serial_receive(ci->vm->serial, &input, 1))
 			break;
 		if (!ci->told_dropped)
 			log_error("keys typed here do not reach the guest (its UART takes no "
@@ -156,7 +158,7 @@ static void do_escape(struct console_input *ci, enum escape_action a, uint8_t in
 	case ESCAPE_HELP: escape_help(stderr); break;
 	case ESCAPE_WATCH: do_watch_toggle(ci); break;
 	case ESCAPE_STATS:
-		if (control_print_stats(ci->vm, stderr))
+		if (ci->actions->print_stats(ci->vm, stderr))
 			log_error("no counters yet: the guest runtime has not attached its control "
 				  "block");
 		break;
@@ -201,7 +203,8 @@ bool console_is_our_tty(int fd)
 }
 
 int console_input_start(struct vm *vm, int fd, enum console_escapes mode,
-			struct console_input **out, char *why, size_t whylen)
+			const struct console_actions *actions, struct console_input **out,
+			char *why, size_t whylen)
 {
 	struct console_input *ci;
 	sigset_t all, old;
@@ -228,6 +231,7 @@ int console_input_start(struct vm *vm, int fd, enum console_escapes mode,
 		return -ENOMEM;
 	}
 	ci->vm = vm;
+	ci->actions = actions;
 	ci->fd = fd;
 	ci->wake_fd = eventfd(0, EFD_CLOEXEC);
 	if (ci->wake_fd < 0) {

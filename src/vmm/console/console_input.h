@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct vm;
 struct console_input;
@@ -16,15 +17,30 @@ enum console_escapes {
 };
 
 /*
+ * What the escape keys do beyond the console itself, given by the caller
+ * (run/), so this room calls nothing above it.  Each gets the VM.
+ */
+struct console_actions {
+	/* Ctrl-a w: switch watch mode; 0, or a negative errno with why not in @why. */
+	int (*toggle_watch)(struct vm *vm, char *why, size_t whylen);
+	/* The watch mode's name after a switch or a refusal ("soft", "hw"). */
+	const char *(*watch_name)(const struct vm *vm);
+	/* Ctrl-a s: print the counters and races so far on @f; non-zero: nothing yet. */
+	int (*print_stats)(struct vm *vm, FILE *f);
+};
+
+/*
  * console_input_start - read escape keys from @fd for @vm on a thread of
  * its own (all signals blocked there, as vm_run requires).  When @fd is a
  * terminal it goes into a raw-ish mode (no echo, no line editing, Ctrl-C
  * still a signal) until console_input_stop, an exit or a fatal signal
- * puts it back.  Stores NULL in @out when @mode leaves escapes off.
+ * puts it back.  The keys' actions are @actions's (kept, not copied).
+ * Stores NULL in @out when @mode leaves escapes off.
  * Returns 0, or a negative errno with a message in @why (@whylen bytes).
  */
 int console_input_start(struct vm *vm, int fd, enum console_escapes mode,
-			struct console_input **out, char *why, size_t whylen);
+			const struct console_actions *actions, struct console_input **out,
+			char *why, size_t whylen);
 
 /*
  * console_input_stop - stop the reader (it never holds up the end of a

@@ -12,10 +12,8 @@
 #include "csan/abi.h"
 #include "vmm/base/clock.h"
 #include "vmm/base/log.h"
-#include "vmm/guest/csan/hc_attach.h"
 #include "vmm/console/status_line.h"
 #include "vmm/kvm/vm.h"
-#include "watch/report_log.h"
 
 /* Back to column 0, and erase to the end of the line (ECMA-48 EL). */
 #define CR_ERASE "\r\033[K"
@@ -84,17 +82,21 @@ int status_line_format(char *buf, size_t len, const struct status_sample *now,
 			now->races, now->races == 1 ? "" : "s");
 }
 
-/* Read outside the stderr lock: report_log_total takes the log's lock,
- * which reports hold while they take stderr's. */
+/* What the caller of status_line_attach reads the counts with. */
+static status_sample_fn sampler;
+
+/*
+ * Read outside the stderr lock: the sampler may take the report log's
+ * lock, which reports hold while they take stderr's.
+ */
 static void sample(struct vm *vm, int64_t ms, struct status_sample *s)
 {
+	memset(s, 0, sizeof(*s));
+	sampler(vm, s);
 	s->ms = ms;
-	s->setup_watchpoints = hc_attach_counter(vm, CSAN_COUNTER_SETUP_WATCHPOINTS);
-	s->hw_armed = hc_attach_counter(vm, CSAN_COUNTER_HW_ARMED);
-	s->races = vm->reports ? report_log_total(vm->reports) : 0;
 }
 
-void status_line_begin(struct vm *vm)
+static void status_line_begin(struct vm *vm)
 {
 	int64_t t = clock_now_ms();
 
@@ -110,7 +112,7 @@ void status_line_begin(struct vm *vm)
 	log_set_before_output(status_line_hide);
 }
 
-int status_line_tick(struct vm *vm)
+static int status_line_tick(struct vm *vm)
 {
 	struct status_sample now, prev;
 	char text[160];
@@ -159,7 +161,7 @@ void status_line_hide(void)
 	line_unlock();
 }
 
-void status_line_end(void)
+static void status_line_end(void)
 {
 	log_set_before_output(NULL);
 	line_lock();
@@ -170,4 +172,41 @@ void status_line_end(void)
 	line.drawn = false;
 	__atomic_store_n(&line.active, false, __ATOMIC_RELAXED);
 	line_unlock();
+}
+
+static int begin_hook(struct vm *vm, struct vcpu *vcpu, void *ctx)
+{
+	(void)vcpu;
+	(void)ctx;
+	status_line_begin(vm);
+	return 0;
+}
+
+static int tick_hook(struct vm *vm, struct vcpu *vcpu, void *ctx)
+{
+	(void)vcpu;
+	(void)ctx;
+	return status_line_tick(vm);
+}
+
+static int end_hook(struct vm *vm, struct vcpu *vcpu, void *ctx)
+{
+	(void)vm;
+	(void)vcpu;
+	(void)ctx;
+	status_line_end();
+	return 0;
+}
+
+int status_line_attach(struct vm *vm, status_sample_fn fn, char *why, size_t whylen)
+{
+	int r;
+
+	sampler = fn;
+	r = vm_hook_add(vm, VM_HOOK_RUN_START, "status line", begin_hook, NULL, why, whylen);
+	if (!r)
+		r = vm_hook_add(vm, VM_HOOK_TICK, "status line", tick_hook, NULL, why, whylen);
+	if (!r)
+		r = vm_hook_add(vm, VM_HOOK_RUN_ENDING, "status line", end_hook, NULL, why, whylen);
+	return r;
 }

@@ -28,21 +28,23 @@ struct status_sample {
 bool status_line_wanted(bool quiet);
 
 /*
- * status_line_begin - start drawing for @vm's run (from the thread that
- * will call status_line_tick).  In hw mode (which may be switched at
- * run time) the line adds the hardware-arm rate.  Output
- * just before the run (the boot line) counts as recent, so the first draw
- * comes STATUS_LINE_QUIET_MS in.
+ * What the line shows, read by the caller (its counters live above this
+ * room): fill @s's counts for @vm; @s->ms is set by the line.  Called on
+ * the supervising thread, outside stderr's lock.
  */
-void status_line_begin(struct vm *vm);
+typedef void (*status_sample_fn)(struct vm *vm, struct status_sample *s);
 
 /*
- * status_line_tick - redraw the line if a period has passed and nothing
- * else was printed in the last STATUS_LINE_QUIET_MS.  Returns the
- * milliseconds until it wants to be called again, or -1 when no line is
- * being drawn.
+ * status_line_attach - draw the line while @vm runs: from the start of
+ * the run (output just before it, the boot line, counts as recent, so
+ * the first draw comes STATUS_LINE_QUIET_MS in), redrawn by the
+ * supervisor's tick when a period has passed and nothing else was printed
+ * in the last STATUS_LINE_QUIET_MS, erased when the run's end is decided.
+ * In hw mode (which may be switched at run time) the line adds the
+ * hardware-arm rate.  One line per process: the last attach's sampler
+ * wins.  Returns 0, or a negative errno with a message in @why.
  */
-int status_line_tick(struct vm *vm);
+int status_line_attach(struct vm *vm, status_sample_fn fn, char *why, size_t whylen);
 
 /*
  * status_line_hide - erase the line if it is on the terminal, and keep it
@@ -51,9 +53,6 @@ int status_line_tick(struct vm *vm);
  * no line is drawn.
  */
 void status_line_hide(void);
-
-/* status_line_end - erase the line and stop drawing (end of the run). */
-void status_line_end(void);
 
 /*
  * status_line_format - the line's text for @now, with rates over the time

@@ -4,6 +4,7 @@
 
 #include "csan/abi.h"
 #include "vmm/dev/acpi.h"
+#include "vmm/kvm/vm.h"
 #include "vmm/dev/pc_ports.h"
 
 /* Layouts from the ACPI 6.5 specification, sections 5.2.5-5.2.12. */
@@ -218,17 +219,6 @@ static uint32_t madt_iso(uint8_t *at, uint8_t source, uint32_t gsi, uint16_t fla
 	return sizeof(iso);
 }
 
-unsigned acpi_ioapic_id(unsigned ncpus)
-{
-	/*
-	 * KVM's I/O APIC keeps 4 bits of ID (bits 24-27 of its ID register).
-	 * Below 16 CPUs the first ID no CPU has (the CPUs' are 0..ncpus-1);
-	 * from 16 on every 4-bit ID is a CPU's, and 0 is as good as any: since
-	 * the xAPIC, I/O APIC IDs are a name space of their own.
-	 */
-	return ncpus < ACPI_IOAPIC_IDS ? ncpus : 0;
-}
-
 static void madt_build(uint8_t *at, unsigned ncpus, bool pc)
 {
 	struct acpi_madt madt = {
@@ -238,7 +228,7 @@ static void madt_build(uint8_t *at, unsigned ncpus, bool pc)
 	struct acpi_madt_ioapic io = {
 		.type = ACPI_MADT_TYPE_IOAPIC,
 		.length = sizeof(io),
-		.ioapic_id = (uint8_t)acpi_ioapic_id(ncpus),
+		.ioapic_id = (uint8_t)vm_ioapic_id(ncpus),
 		.address = CSAN_IOAPIC_BASE,
 		.gsi_base = 0,
 	};

@@ -22,15 +22,6 @@ int acpi_build(uint8_t *ram, uint64_t ram_size, unsigned ncpus, bool pc, uint64_
 /* The GSI (I/O APIC pin) the PIT's ISA IRQ 0 arrives on, as on PCs. */
 #define ACPI_PC_TIMER_GSI 2
 
-/* I/O APIC IDs KVM's I/O APIC can hold (a 4-bit field). */
-#define ACPI_IOAPIC_IDS 16
-
-/*
- * acpi_ioapic_id - the I/O APIC ID the MADT gives for @ncpus CPUs, which
- * the VMM also writes into KVM's I/O APIC (vm.c) so the two agree.
- */
-unsigned acpi_ioapic_id(unsigned ncpus);
-
 /* acpi_checksum - the byte that makes @len bytes at @p sum to zero. */
 uint8_t acpi_checksum(const void *p, size_t len);
 

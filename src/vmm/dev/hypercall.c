@@ -3,15 +3,12 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vmm/base/log.h"
-#include "vmm/kvm/fault.h"
 #include "vmm/dev/hypercall.h"
 #include "vmm/kvm/vm.h"
-
-/* A panic message longer than this is cut: it is for a human to read. */
-#define HC_FAULT_MESSAGE_MAX 4096
 
 static const char *const hc_names[CSAN_HC_MAX] = {
 	[CSAN_HC_PUTS] = "CSAN_HC_PUTS",	   [CSAN_HC_EXIT] = "CSAN_HC_EXIT",
@@ -59,78 +56,30 @@ int hc_read_args(struct vcpu *vcpu, unsigned nr, uint32_t gpa, void *dst, size_t
 	return VCPU_RESUME;
 }
 
-static int hc_puts(struct vcpu *vcpu, uint32_t gpa)
-{
-	struct csan_hc_puts a;
-	const void *data;
-	int r;
-
-	r = hc_read_args(vcpu, CSAN_HC_PUTS, gpa, &a, sizeof(a));
-	if (r)
-		return r;
-	data = vm_gpa_to_hva(vcpu->vm, a.data, a.len);
-	if (!data)
-		return hc_fail(vcpu, CSAN_HC_PUTS, "data",
-			       "[%#" PRIx64 ", +%#" PRIx64 ") is outside guest RAM (%#" PRIx64
-			       " bytes)",
-			       a.data, a.len, vcpu->vm->ram_size);
-	console_write(&vcpu->vm->serial, vcpu->id, data, a.len);
-	return VCPU_RESUME;
-}
-
-static int hc_exit(struct vcpu *vcpu, uint32_t gpa)
-{
-	struct csan_hc_exit a;
-	int r;
-
-	r = hc_read_args(vcpu, CSAN_HC_EXIT, gpa, &a, sizeof(a));
-	if (r)
-		return r;
-	vm_end(vcpu->vm, VM_END_EXIT, a.status, 0);
-	return VCPU_STOP;
-}
-
-static int hc_fault(struct vcpu *vcpu, uint32_t gpa)
-{
-	struct csan_hc_fault a;
-	const char *msg = NULL;
-	uint64_t len = 0;
-	int r;
-
-	r = hc_read_args(vcpu, CSAN_HC_FAULT, gpa, &a, sizeof(a));
-	if (r)
-		return r;
-	if (a.vector >= 32 && a.vector != CSAN_FAULT_PANIC)
-		return hc_fail(vcpu, CSAN_HC_FAULT, "vector",
-			       "%" PRIu32 " is neither an exception (0-31) nor CSAN_FAULT_PANIC",
-			       a.vector);
-	if (a.message_len) {
-		msg = vm_gpa_to_hva(vcpu->vm, a.message, a.message_len);
-		if (!msg)
-			return hc_fail(vcpu, CSAN_HC_FAULT, "message",
-				       "[%#" PRIx64 ", +%#" PRIx64
-				       ") is outside guest RAM (%#" PRIx64 " bytes)",
-				       a.message, a.message_len, vcpu->vm->ram_size);
-		len = a.message_len < HC_FAULT_MESSAGE_MAX ? a.message_len : HC_FAULT_MESSAGE_MAX;
-	}
-	/* This vCPU's last words belong before the report. */
-	console_flush_line(&vcpu->vm->serial, vcpu->id);
-	fault_report_guest(vcpu, &a, msg, (size_t)len);
-	vm_end(vcpu->vm, VM_END_FAULT, 0, 0);
-	return VCPU_STOP;
-}
-
-static hc_handler_fn hc_table[CSAN_HC_MAX] = {
-	[CSAN_HC_PUTS] = hc_puts,
-	[CSAN_HC_EXIT] = hc_exit,
-	[CSAN_HC_FAULT] = hc_fault,
+/* The hypercall ports of one VM: a handler per number, with its owner's name. */
+struct hc_table {
+	const char *owner[CSAN_HC_MAX];
+	hc_handler_fn fn[CSAN_HC_MAX];
 };
 
-int hc_register(unsigned nr, hc_handler_fn fn)
+int hc_register(struct vm *vm, unsigned nr, const char *owner, hc_handler_fn fn, char *why,
+		size_t whylen)
 {
-	if (nr == 0 || nr >= CSAN_HC_MAX)
+	struct hc_table *t = vm->hc;
+
+	if (!t || nr == 0 || nr >= CSAN_HC_MAX || !fn) {
+		why_set(why, whylen, "internal error: %s cannot serve hypercall %u%s", owner, nr,
+			t ? "" : " (no hypercall ports)");
 		return -EINVAL;
-	hc_table[nr] = fn;
+	}
+	if (t->fn[nr]) {
+		why_set(why, whylen,
+			"internal error: hypercall %u %s has two handlers: %s's and %s's", nr,
+			hc_name(nr), t->owner[nr], owner);
+		return -EBUSY;
+	}
+	t->fn[nr] = fn;
+	t->owner[nr] = owner;
 	return 0;
 }
 
@@ -140,9 +89,9 @@ int hc_dispatch(struct vcpu *vcpu, unsigned nr, uint32_t arg_gpa)
 		return hc_fail(vcpu, nr, "number",
 			       "not a hypercall of guest ABI %d (those are 1 to %d)",
 			       CSAN_ABI_VERSION, CSAN_HC_MAX - 1);
-	if (!hc_table[nr])
+	if (!vcpu->vm->hc || !vcpu->vm->hc->fn[nr])
 		return hc_fail(vcpu, nr, "number", "this csan-vmm build does not serve it");
-	return hc_table[nr](vcpu, arg_gpa);
+	return vcpu->vm->hc->fn[nr](vcpu, arg_gpa);
 }
 
 int hc_handle_io(struct vcpu *vcpu, uint16_t port, bool is_write, const uint8_t *data,
@@ -166,4 +115,35 @@ int hc_pio(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *
 {
 	(void)ctx;
 	return hc_handle_io(vcpu, port, is_write, data, size, count);
+}
+
+static int hc_free_at_vm_destroy(struct vm *vm, struct vcpu *vcpu, void *ctx)
+{
+	(void)vcpu;
+	free(ctx);
+	vm->hc = NULL;
+	return 0;
+}
+
+int hc_attach_ports(struct vm *vm, char *why, size_t whylen)
+{
+	struct hc_table *t = calloc(1, sizeof(*t));
+	int r;
+
+	if (!t) {
+		why_set(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	r = vm_hook_add(vm, VM_HOOK_DESTROY, "hypercalls", hc_free_at_vm_destroy, t, why, whylen);
+	if (r) {
+		free(t);
+		return r;
+	}
+	vm->hc = t;
+	r = pio_register(&vm->pio, CSAN_HC_PORT_BASE, CSAN_HC_PORT_COUNT, "hypercalls", hc_pio,
+			 NULL);
+	if (r)
+		return why_errno(why, whylen, -r,
+				 "internal error: cannot register the hypercall ports");
+	return 0;
 }

@@ -9,12 +9,7 @@
 #include "csan/abi.h"
 
 struct vcpu;
-
-/* hc_owns_port - whether @port is in the hypercall window. */
-static inline bool hc_owns_port(uint16_t port)
-{
-	return port >= CSAN_HC_PORT_BASE && port - CSAN_HC_PORT_BASE < CSAN_HC_PORT_COUNT;
-}
+struct vm;
 
 /*
  * hc_handle_io - a KVM_EXIT_IO on hypercall port @port from @vcpu: check
@@ -27,8 +22,8 @@ int hc_handle_io(struct vcpu *vcpu, uint16_t port, bool is_write, const uint8_t 
 		 unsigned size, unsigned count);
 
 /* hc_pio - hc_handle_io as a pio_handler (pio.h); @ctx is unused. */
-int hc_pio(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *data,
-	   unsigned size, unsigned count);
+int hc_pio(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *data, unsigned size,
+	   unsigned count);
 
 /*
  * A hypercall handler: @arg_gpa is the guest-physical address of its
@@ -38,11 +33,22 @@ int hc_pio(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *
 typedef int (*hc_handler_fn)(struct vcpu *vcpu, uint32_t arg_gpa);
 
 /*
- * hc_register - handle hypercall @nr (1 .. CSAN_HC_MAX-1) with @fn, for
- * calls served outside this file (CSAN_HC_REPORT by src/watch).  Call
- * before vm_run.  Returns 0, or -EINVAL for a number outside the ABI.
+ * hc_attach_ports - give @vm the hypercall ports (CSAN_HC_PORT_BASE,
+ * CSAN_HC_PORT_COUNT of them) with an empty table; a guest profile that
+ * speaks the csan ABI calls it, then registers its calls.  Returns 0, or
+ * a negative errno with a message in @why.
  */
-int hc_register(unsigned nr, hc_handler_fn fn);
+int hc_attach_ports(struct vm *vm, char *why, size_t whylen);
+
+/*
+ * hc_register - serve hypercall @nr (1 .. CSAN_HC_MAX-1) of @vm with @fn,
+ * on behalf of @owner (a short name for messages).  Call before vm_run.
+ * Returns 0; -EBUSY when @nr already has a handler (both owners are named
+ * in @why); -EINVAL for a number outside the ABI, a NULL @fn, or a VM
+ * without the hypercall ports.
+ */
+int hc_register(struct vm *vm, unsigned nr, const char *owner, hc_handler_fn fn, char *why,
+		size_t whylen);
 
 /*
  * hc_read_args - copy hypercall @nr's argument struct (@size bytes at

@@ -56,7 +56,9 @@ int serial_init(struct serial *s, unsigned ncpus, int out_fd)
 	if (!s->lines)
 		return -ENOMEM;
 	s->nlines = ncpus;
-	r = pthread_mutex_init(&s->lock, NULL);
+	r = pthread_mutex_init(&s->stream_lock, NULL);
+	if (!r)
+		r = pthread_mutex_init(&s->lock, NULL);
 	if (r) {
 		free(s->lines);
 		s->lines = NULL;
@@ -80,25 +82,11 @@ static void terminal_write(struct serial *s, const char *buf, size_t len)
 	}
 }
 
-/* Keep a result line for --compare, which reads the guest's own timings from it. */
-static void keep_result(struct serial *s, const struct serial_line *l)
-{
-	size_t n = l->len, plen = sizeof(SERIAL_RESULT_PREFIX) - 1;
-
-	if (n < plen || memcmp(l->buf, SERIAL_RESULT_PREFIX, plen))
-		return;
-	if (l->buf[n - 1] == '\n')
-		n--;
-	memcpy(s->result, l->buf, n);
-	s->result[n] = '\0';
-}
-
 static void line_emit(struct serial *s, struct serial_line *l, bool add_newline)
 {
 	/* Stdout may be the terminal stderr's status line is on. */
 	log_before_output();
 	pthread_mutex_lock(&s->lock);
-	keep_result(s, l);
 	if (s->line_hook)
 		s->line_hook(s->line_ctx, l->buf,
 			     l->len && l->buf[l->len - 1] == '\n' ? l->len - 1 : l->len);
@@ -149,21 +137,13 @@ void console_flush(struct serial *s)
 			line_emit(s, &s->lines[i], true);
 }
 
-void console_result_line(struct serial *s, char *buf, size_t len)
-{
-	if (!len)
-		return;
-	pthread_mutex_lock(&s->lock);
-	snprintf(buf, len, "%s", s->result);
-	pthread_mutex_unlock(&s->lock);
-}
-
 void serial_destroy(struct serial *s)
 {
 	if (!s->lines)
 		return;
 	console_flush(s);
 	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->stream_lock);
 	free(s->lines);
 	s->lines = NULL;
 }
@@ -341,10 +321,10 @@ int serial_pio(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8
 	 * was full) must not append while another vCPU drains the ring.
 	 */
 	if (s->one_stream && is_write)
-		pthread_mutex_lock(&vcpu->vm->ring_lock);
+		pthread_mutex_lock(&s->stream_lock);
 	serial_io(s, vcpu->id, port, is_write, data, size, count);
 	if (s->one_stream && is_write)
-		pthread_mutex_unlock(&vcpu->vm->ring_lock);
+		pthread_mutex_unlock(&s->stream_lock);
 	return VCPU_RESUME;
 }
 
@@ -366,4 +346,61 @@ size_t serial_receive(struct serial *s, const uint8_t *buf, size_t len)
 	uart_update_irq(s);
 	pthread_mutex_unlock(&s->lock);
 	return n;
+}
+
+static int flush_before_fault(struct vm *vm, struct vcpu *vcpu, void *ctx)
+{
+	(void)vm;
+	/* This vCPU's last words belong before the fault report. */
+	console_flush_line(ctx, vcpu->id);
+	return 0;
+}
+
+static int flush_at_end(struct vm *vm, struct vcpu *vcpu, void *ctx)
+{
+	(void)vm;
+	(void)vcpu;
+	console_flush(ctx);
+	return 0;
+}
+
+static int destroy_at_vm_destroy(struct vm *vm, struct vcpu *vcpu, void *ctx)
+{
+	(void)vcpu;
+	serial_destroy(ctx);
+	free(ctx);
+	vm->serial = NULL;
+	return 0;
+}
+
+int serial_attach(struct vm *vm, int out_fd, char *why, size_t whylen)
+{
+	struct serial *s = calloc(1, sizeof(*s));
+	int r;
+
+	if (!s) {
+		why_set(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	/* One line buffer per vCPU and one for one_stream. */
+	r = serial_init(s, vm->ncpus + 1, out_fd);
+	if (r) {
+		free(s);
+		return why_errno(why, whylen, -r, "cannot set up the console");
+	}
+	r = vm_hook_add(vm, VM_HOOK_DESTROY, "16550", destroy_at_vm_destroy, s, why, whylen);
+	if (r) {
+		serial_destroy(s);
+		free(s);
+		return r;
+	}
+	vm->serial = s;
+	r = pio_register(&vm->pio, CSAN_COM1_PORT, SERIAL_NPORTS, "16550", serial_pio, s);
+	if (r)
+		return why_errno(why, whylen, -r,
+				 "internal error: cannot register the UART's ports");
+	r = vm_hook_add(vm, VM_HOOK_BEFORE_FAULT, "16550", flush_before_fault, s, why, whylen);
+	if (!r)
+		r = vm_hook_add(vm, VM_HOOK_RUN_END, "16550", flush_at_end, s, why, whylen);
+	return r;
 }

@@ -10,6 +10,7 @@
 #include "csan/abi.h"
 
 struct vcpu;
+struct vm;
 
 #define SERIAL_NPORTS	8
 #define SERIAL_LINE_MAX 512
@@ -29,11 +30,15 @@ struct serial_line {
 
 struct serial {
 	pthread_mutex_t lock; /* UART registers and the terminal */
+	/*
+	 * One stream has one writer at a time: a write that exits (KVM's
+	 * coalesced ring was full) must not append while another vCPU drains
+	 * the ring (console/console_ring.c takes it too).
+	 */
+	pthread_mutex_t stream_lock;
 	int out_fd;
 	unsigned nlines;
 	struct serial_line *lines;
-	/* The guest's last "csan-result: " line, without its newline; "" before one. */
-	char result[SERIAL_LINE_MAX + 1];
 	/*
 	 * Sees every whole line in console order, under the lock, without
 	 * its newline (the guest profile's console_line); NULL: nobody.
@@ -55,8 +60,8 @@ struct serial {
 	 */
 	void (*irq)(void *ctx, bool level);
 	void *irq_ctx;
-	bool irq_level;	 /* what the line was last set to */
-	bool thre_int;	 /* transmitter-empty interrupt pending (IIR 0x02) */
+	bool irq_level; /* what the line was last set to */
+	bool thre_int;	/* transmitter-empty interrupt pending (IIR 0x02) */
 	uint8_t rx[SERIAL_RX_MAX];
 	unsigned rx_head, rx_len;
 };
@@ -123,14 +128,13 @@ void console_flush_line(struct serial *s, unsigned cpu);
  */
 void console_flush(struct serial *s);
 
-/* The prefix of the scenario result line (src/guest/include/scenario.h). */
-#define SERIAL_RESULT_PREFIX "csan-result: "
-
 /*
- * console_result_line - copy the guest's last "csan-result: " console
- * line (without its newline; "" when it printed none) into @buf (@len
- * bytes, truncated to fit).  Any thread.
+ * serial_attach - give @vm its console UART at COM1, writing whole lines
+ * to @out_fd: the ports on the bus, the flush of a vCPU's line before a
+ * fault report and of every line at the end of the run, and its release
+ * with the VM.  Sets vm->serial.  Returns 0, or a negative errno with a
+ * message in @why.
  */
-void console_result_line(struct serial *s, char *buf, size_t len);
+int serial_attach(struct vm *vm, int out_fd, char *why, size_t whylen);
 
 #endif /* CSAN_VMM_SERIAL_H */

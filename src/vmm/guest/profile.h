@@ -3,6 +3,7 @@
 #define CSAN_VMM_PROFILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct elf_guest;
@@ -20,11 +21,24 @@ enum guest_kind {
 
 /*
  * A guest profile: the bundled csan guest and a Linux kernel boot on the
- * same VM and report through the same pipeline; these hooks are where
- * they differ.  Every hook may be NULL (nothing to do).
+ * same VM and report through the same pipeline; this interface is where
+ * they differ, and nothing below run/ knows which one runs.  run/guest_run.c
+ * calls these hooks and plugs the ones that act while the guest runs into
+ * the core (kvm/hooks.h, the UART's line sink, watch mode).  Every hook
+ * may be NULL (nothing to do).
  */
 struct guest_profile {
 	const char *name; /* "csan", "linux": --guest's words */
+
+	/* Guest RAM when the user gave no --memory; 0: the common default. */
+	uint64_t default_mem_bytes;
+
+	/*
+	 * Why this kind of guest cannot run on a kvm_pvm host (which emulates
+	 * kernel code with a limited instruction set), for --host=auto to
+	 * choose the emulated host instead; NULL when it can.
+	 */
+	const char *unfit_for_pvm;
 
 	/* The guest command line for @o (malloc'd), or NULL when out of memory. */
 	char *(*cmdline)(const struct options *o, const char *scenario);
@@ -43,10 +57,11 @@ struct guest_profile {
 	void (*source_root)(struct sym *sym);
 
 	/*
-	 * Devices and boot data the guest needs beyond the common VM (RAM,
-	 * irqchip, vCPUs, the 16550, the hypercall ports, ACPI).  Called
-	 * after the image is loaded, before the vCPUs run.  Returns 0, or a
-	 * negative errno with a message in @why.
+	 * Devices, hypercalls and boot data the guest needs beyond the common
+	 * VM (RAM, irqchip, vCPUs, the 16550, ACPI): registered with the core
+	 * here (pio_register, hc_register, vm_hook_add).  Called after the
+	 * image is loaded, before the vCPUs run.  Returns 0, or a negative
+	 * errno with a message in @why.
 	 */
 	int (*setup)(struct vm *vm, char *why, size_t whylen);
 
@@ -72,11 +87,13 @@ struct guest_profile {
 	int (*tick)(struct vm *vm);
 
 	/*
-	 * A vCPU exit the common loop does not own (KVM_EXIT_SHUTDOWN,
-	 * KVM_EXIT_SYSTEM_EVENT).  Returns VCPU_RESUME or VCPU_STOP when the
-	 * profile took it, -1 when it is a fault like any other.
+	 * How the guest ends a run by itself besides its console: a vCPU exit
+	 * of a reason in @exit_reasons (KVM_EXIT_SHUTDOWN, KVM_EXIT_SYSTEM_EVENT;
+	 * 0 ends the list).  Returns VCPU_RESUME or VCPU_STOP when the profile
+	 * took it, VCPU_DEFAULT when it is a fault like any other.
 	 */
 	int (*exit)(struct vcpu *vcpu);
+	uint32_t exit_reasons[3];
 
 	/*
 	 * After the run, every vCPU stopped, before the race summary: hand
@@ -84,6 +101,18 @@ struct guest_profile {
 	 * the end of the run).
 	 */
 	void (*console_end)(struct vm *vm);
+
+	/*
+	 * After the race summary, unless --quiet: the guest's own counters,
+	 * one line on @out.
+	 */
+	void (*print_counters)(struct vm *vm, FILE *out);
+
+	/*
+	 * The guest's result line for --compare (its own status and timings),
+	 * into @buf (@len bytes); "" when it printed none.
+	 */
+	void (*result_line)(struct vm *vm, char *buf, size_t len);
 
 	/*
 	 * After the run, before the exit status is decided: print what the
@@ -107,8 +136,5 @@ extern const struct guest_profile linux_profile;
  */
 const struct guest_profile *guest_profile_pick(const struct elf_guest *g, enum guest_kind kind,
 					       char *why, size_t whylen);
-
-/* guest_kind_parse - "auto", "csan", "linux" to @out; -EINVAL otherwise. */
-int guest_kind_parse(const char *s, enum guest_kind *out);
 
 #endif /* CSAN_VMM_PROFILE_H */

@@ -482,11 +482,11 @@ static int hc_hw_disarm(struct vcpu *vcpu, uint32_t gpa)
 	return VCPU_RESUME;
 }
 
-int hw_watch_register(void)
+int hw_watch_register(struct vm *vm, char *why, size_t whylen)
 {
-	if (hc_register(CSAN_HC_HW_ARM, hc_hw_arm) || hc_register(CSAN_HC_HW_DISARM, hc_hw_disarm))
-		return -EINVAL;
-	return 0;
+	int r = hc_register(vm, CSAN_HC_HW_ARM, "csan", hc_hw_arm, why, whylen);
+
+	return r ? r : hc_register(vm, CSAN_HC_HW_DISARM, "csan", hc_hw_disarm, why, whylen);
 }
 
 /*

@@ -3,6 +3,7 @@
 #define CSAN_VMM_HW_WATCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -19,6 +20,13 @@ struct hw_engine;
  */
 struct hw_engine *hw_engine_new(void);
 void hw_engine_free(struct hw_engine *hw);
+
+/*
+ * hw_watch_attach - give @vm the engine (vm->hw) and its KVM_EXIT_DEBUG
+ * handler (hw_watch_debug_exit), freed with the VM.  Returns 0, or a
+ * negative errno with a message in @why.
+ */
+int hw_watch_attach(struct vm *vm, char *why, size_t whylen);
 
 /* What a debug register caught: the first hit of a watch that counts. */
 struct hw_watch_hit {
@@ -74,7 +82,7 @@ int hw_watch_arm(struct vcpu *vcpu, uint64_t addr, uint32_t *size, uint32_t acce
 int hw_watch_disarm(struct vcpu *vcpu, uint32_t ticket, struct hw_watch_result *res);
 
 /* hw_watch_register - serve CSAN_HC_HW_ARM and CSAN_HC_HW_DISARM.  Returns 0 or -EINVAL. */
-int hw_watch_register(void);
+int hw_watch_register(struct vm *vm, char *why, size_t whylen);
 
 /*
  * hw_watch_debug_exit - a KVM_EXIT_DEBUG on @vcpu (its own thread): a

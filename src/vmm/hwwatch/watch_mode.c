@@ -6,7 +6,6 @@
 
 #include "csan/abi.h"
 #include "vmm/kvm/probe.h"
-#include "vmm/guest/profile.h"
 #include "vmm/kvm/vm.h"
 #include "vmm/hwwatch/watch_mode.h"
 #include "watch/report_log.h"
@@ -70,8 +69,8 @@ int watch_mode_set(struct vm *vm, bool hw, char *why, size_t whylen)
 			 vm->hw_unavailable);
 		return -ENOTSUP;
 	}
-	if (hw && vm->profile && vm->profile->watch_hw) {
-		int rc = vm->profile->watch_hw(vm, why, whylen);
+	if (hw && vm->watch_hw_prepare) {
+		int rc = vm->watch_hw_prepare(vm, why, whylen);
 
 		if (rc)
 			return rc;

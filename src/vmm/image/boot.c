@@ -165,7 +165,7 @@ int boot_set_entry_state(int vcpu_fd, uint8_t *ram, uint64_t entry, uint64_t sta
 	return 0;
 }
 
-int vm_boot_setup(struct vm *vm, uint64_t pvh_entry, const char *cmdline, char *why, size_t whylen)
+int boot_setup(struct vm *vm, uint64_t pvh_entry, const char *cmdline, char *why, size_t whylen)
 {
 	uint64_t rsdp;
 	int r;

@@ -7,6 +7,8 @@
 
 #include "csan/abi.h"
 
+struct vm;
+
 /* Layout of the boot data area [CSAN_BOOT_DATA_BASE, CSAN_BOOT_DATA_END). */
 #define BOOT_START_INFO_GPA CSAN_BOOT_DATA_BASE
 #define BOOT_GDT_GPA	    (CSAN_BOOT_DATA_BASE + 0x40)
@@ -37,5 +39,14 @@ int boot_write_start_info(uint8_t *ram, uint64_t ram_size, const char *cmdline, 
  * Returns 0 or the failing ioctl's negative errno.
  */
 int boot_set_entry_state(int vcpu_fd, uint8_t *ram, uint64_t entry, uint64_t start_info_gpa);
+
+/*
+ * boot_setup - write the PVH start info with @cmdline into the boot data
+ * area, the ACPI tables at 0xe0000, and put the boot vCPU of @vm at
+ * @pvh_entry in flat 32-bit protected mode.  Call after the image is
+ * loaded.  Returns 0, or -E2BIG (command line too long), -EINVAL (entry
+ * outside RAM) or an ioctl's -errno, with a message in @why.
+ */
+int boot_setup(struct vm *vm, uint64_t pvh_entry, const char *cmdline, char *why, size_t whylen);
 
 #endif /* CSAN_VMM_BOOT_H */

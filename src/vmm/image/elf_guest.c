@@ -19,22 +19,6 @@
 
 #define MIB (1ull << 20)
 
-int elf_say(char *why, size_t whylen, const char *path, int err, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (!why || !whylen)
-		return err;
-	n = snprintf(why, whylen, "%s: ", path);
-	if (n >= 0 && (size_t)n < whylen) {
-		va_start(ap, fmt);
-		vsnprintf(why + n, whylen - n, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
-
 static const char *open_hint(int err)
 {
 	switch (err) {
@@ -133,8 +117,7 @@ static size_t debug_runs(int fd, uint64_t size, struct file_range **runs)
 			if (r[j].end > run.end)
 				run.end = r[j].end;
 		/* No header, no other section, no segment's bytes: those are read. */
-		clear = (!nout || run.off >= out[nout - 1].end) &&
-			!meets(&run, 0, eh.e_ehsize) &&
+		clear = (!nout || run.off >= out[nout - 1].end) && !meets(&run, 0, eh.e_ehsize) &&
 			!meets(&run, eh.e_shoff, eh.e_shoff + (uint64_t)nscn * eh.e_shentsize) &&
 			!meets(&run, eh.e_phoff, eh.e_phoff + (uint64_t)phnum * eh.e_phentsize);
 		for (k = 0; clear && k < phnum; k++)
@@ -383,8 +366,10 @@ static int begin_elf(struct elf_check *c)
 			      elf_errmsg(-1));
 	c->raw = (const uint8_t *)elf_rawfile(c->g->elf, &rawsize);
 	if (!c->raw || rawsize != c->size)
-		return REJECT(c, -EIO, "libelf cannot see the whole image (elf_rawfile: %s, %zu of %llu bytes)",
-			      elf_errmsg(-1), rawsize, (unsigned long long)c->size);
+		return REJECT(
+			c, -EIO,
+			"libelf cannot see the whole image (elf_rawfile: %s, %zu of %llu bytes)",
+			elf_errmsg(-1), rawsize, (unsigned long long)c->size);
 	return 0;
 }
 
@@ -606,20 +591,6 @@ static int read_program_headers(struct elf_check *c)
 			      "there is nothing to load",
 			      n);
 	return check_overlaps(c);
-}
-
-bool elf_in_code(const struct elf_guest *g, uint64_t addr, bool virt)
-{
-	size_t i;
-
-	for (i = 0; i < g->nsegs; i++) {
-		const struct elf_segment *s = &g->segs[i];
-		uint64_t base = virt ? s->vaddr : s->paddr;
-
-		if ((s->flags & PF_X) && addr >= base && addr - base < s->filesz)
-			return true;
-	}
-	return false;
 }
 
 static int abi_mismatch(struct elf_check *c)

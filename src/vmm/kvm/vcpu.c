@@ -9,26 +9,13 @@
 #include <unistd.h>
 
 #include "vmm/base/log.h"
-#include "vmm/console/console_ring.h"
-#include "vmm/kvm/fault.h"
-#include "vmm/hwwatch/hw_watch.h"
-#include "vmm/guest/profile.h"
+#include "vmm/kvm/exit.h"
 #include "vmm/kvm/sandbox.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
 
 /* The vCPU whose thread this is; NULL on other threads. */
 static __thread struct vcpu *vcpu_self;
-
-int vcpu_id(const struct vcpu *vcpu)
-{
-	return (int)vcpu->id;
-}
-
-int vcpu_fd(const struct vcpu *vcpu)
-{
-	return vcpu->fd;
-}
 
 int vcpu_create(struct vm *vm, unsigned id, struct vcpu **out, char *why, size_t whylen)
 {
@@ -101,11 +88,6 @@ static void task_serve_locked(struct vcpu *vcpu)
 	pthread_cond_broadcast(&vm->task_cond);
 }
 
-static void doing(struct vcpu *vcpu, const char *what)
-{
-	__atomic_store_n(&vcpu->doing, what, __ATOMIC_RELAXED);
-}
-
 static void task_serve(struct vcpu *vcpu)
 {
 	pthread_mutex_lock(&vcpu->vm->task_lock);
@@ -154,7 +136,7 @@ int vcpu_run_on_all(struct vm *vm, int (*fn)(struct vcpu *vcpu, void *arg), void
 	}
 	vm->task_busy = true;
 	if (self)
-		doing(self, "waiting for every vCPU to run its task");
+		vcpu_doing(self, "waiting for every vCPU to run its task");
 	task_post_locked(vm, self, fn, arg);
 	pthread_mutex_unlock(&vm->task_lock);
 
@@ -208,101 +190,6 @@ int vcpu_run_on_all(struct vm *vm, int (*fn)(struct vcpu *vcpu, void *arg), void
 	return ret;
 }
 
-/* I/O ports nobody models: reads float high, writes vanish, as on a PC. */
-static void io_unhandled(struct vcpu *vcpu, bool is_write, uint8_t *data, unsigned bytes)
-{
-	struct kvm_run *run = vcpu->run;
-	struct vm *vm = vcpu->vm;
-
-	if (!is_write)
-		memset(data, 0xff, bytes);
-	/* Guests probe ports routinely, so this is for debugging only. */
-	if (vm->cfg.debug &&
-	    !__atomic_exchange_n(&vm->port_seen[run->io.port], 1, __ATOMIC_RELAXED))
-		log_error("vCPU %u: unhandled %u-byte %s port %#x (reported once)", vcpu->id,
-			  run->io.size, is_write ? "write to" : "read from", run->io.port);
-}
-
-static int handle_io(struct vcpu *vcpu)
-{
-	struct kvm_run *run = vcpu->run;
-	uint8_t *data = (uint8_t *)run + run->io.data_offset;
-	bool is_write = run->io.direction == KVM_EXIT_IO_OUT;
-	uint16_t port = run->io.port;
-
-	const struct pio_range *r = pio_find(&vcpu->vm->pio, port);
-
-	__atomic_store_n(&vcpu->doing_port, port, __ATOMIC_RELAXED);
-	doing(vcpu, "handling an I/O exit on port");
-
-	if (r)
-		return r->fn(vcpu, r->ctx, port, is_write, data, run->io.size, run->io.count);
-	io_unhandled(vcpu, is_write, data, (unsigned)run->io.size * run->io.count);
-	return VCPU_RESUME;
-}
-
-/* MMIO outside RAM and the in-kernel APICs: reads as zero, writes ignored. */
-static int handle_mmio(struct vcpu *vcpu)
-{
-	struct kvm_run *run = vcpu->run;
-	struct vm *vm = vcpu->vm;
-
-	if (!run->mmio.is_write)
-		memset(run->mmio.data, 0, sizeof(run->mmio.data));
-	if (vm->cfg.debug && !__atomic_exchange_n(&vm->mmio_reported, 1, __ATOMIC_RELAXED))
-		log_error("vCPU %u: %u-byte %s unbacked address %#llx (first such access; later "
-			  "ones not reported)",
-			  vcpu->id, run->mmio.len, run->mmio.is_write ? "write to" : "read from",
-			  (unsigned long long)run->mmio.phys_addr);
-	return VCPU_RESUME;
-}
-
-/* An exit that ends the run as a guest failure: report it and stop. */
-static int exit_fault(struct vcpu *vcpu)
-{
-	console_flush_line(&vcpu->vm->serial, vcpu->id);
-	fault_report_exit(vcpu);
-	vm_end(vcpu->vm, VM_END_FAULT, 0, 0);
-	return VCPU_STOP;
-}
-
-static int handle_exit(struct vcpu *vcpu)
-{
-	const struct guest_profile *p = vcpu->vm->profile;
-	uint32_t reason = vcpu->run->exit_reason;
-	int r;
-
-	/* Bytes the guest wrote to the UART before this exit come first. */
-	doing(vcpu, "draining the console ring");
-	console_ring_drain(vcpu->vm);
-	doing(vcpu, "handling an exit");
-	/* A reboot or power-off may be an orderly end for the guest's kind. */
-	if ((reason == KVM_EXIT_SHUTDOWN || reason == KVM_EXIT_SYSTEM_EVENT) && p && p->exit) {
-		r = p->exit(vcpu);
-		if (r >= 0)
-			return r;
-	}
-	switch (vcpu->run->exit_reason) {
-	case KVM_EXIT_IO: return handle_io(vcpu);
-	case KVM_EXIT_MMIO: return handle_mmio(vcpu);
-	case KVM_EXIT_INTR: return VCPU_RESUME; /* a kick: the loop looks at its flags */
-	case KVM_EXIT_HLT:
-		/* Only without an in-kernel LAPIC; wake-ups are KVM's, so go back. */
-		return VCPU_RESUME;
-	case KVM_EXIT_DEBUG: return hw_watch_debug_exit(vcpu);
-	/*
-	 * These end the run.  They once fell through to the debug case, so
-	 * a triple fault was re-injected as #DB forever and the run never
-	 * ended (tests/vm/triple-fault.sh).
-	 */
-	case KVM_EXIT_SHUTDOWN:
-	case KVM_EXIT_INTERNAL_ERROR:
-	case KVM_EXIT_FAIL_ENTRY:
-	case KVM_EXIT_SYSTEM_EVENT:
-	default: return exit_fault(vcpu);
-	}
-}
-
 /* Returns 0 when told to stop or the run ended, a negative errno on a host error. */
 static int vcpu_loop(struct vcpu *vcpu)
 {
@@ -319,18 +206,18 @@ static int vcpu_loop(struct vcpu *vcpu)
 		if (vm_stopping(vm))
 			return 0;
 		if (__atomic_load_n(&vcpu->task_pending, __ATOMIC_SEQ_CST)) {
-			doing(vcpu, "running a task another vCPU posted");
+			vcpu_doing(vcpu, "running a task another vCPU posted");
 			task_serve(vcpu);
 			continue;
 		}
-		doing(vcpu, "in KVM_RUN");
+		vcpu_doing(vcpu, "in KVM_RUN");
 		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
 			/* EAGAIN: PVM's answer when INIT reaches a blocked AP. */
 			if (errno == EINTR || errno == EAGAIN)
 				continue;
 			return -errno;
 		}
-		r = handle_exit(vcpu);
+		r = vcpu_handle_exit(vcpu);
 		if (r != VCPU_RESUME)
 			return r < 0 ? r : 0;
 	}

@@ -9,15 +9,13 @@
 
 #include <linux/kvm.h>
 
+#include "vmm/kvm/hooks.h"
 #include "watch/debugreg.h"
 
 struct vm;
 
 /* Interrupts a vCPU thread's KVM_RUN (together with run->immediate_exit). */
 #define VCPU_KICK_SIGNAL SIGUSR1
-
-/* What an exit handler tells the run loop. */
-enum { VCPU_RESUME = 0, VCPU_STOP = 1 };
 
 struct vcpu {
 	struct vm *vm;
@@ -100,8 +98,10 @@ void vcpu_kick(struct vcpu *vcpu);
  */
 int vcpu_run_on_all(struct vm *vm, int (*fn)(struct vcpu *vcpu, void *arg), void *arg);
 
-/* vcpu_id, vcpu_fd - the vCPU's index (its APIC ID) and KVM vCPU fd. */
-int vcpu_id(const struct vcpu *vcpu);
-int vcpu_fd(const struct vcpu *vcpu);
+/* vcpu_doing - say what @vcpu's thread is doing now (for vcpu_stop_all's message). */
+static inline void vcpu_doing(struct vcpu *vcpu, const char *what)
+{
+	__atomic_store_n(&vcpu->doing, what, __ATOMIC_RELAXED);
+}
 
 #endif /* CSAN_VMM_VCPU_H */

@@ -18,15 +18,8 @@
 #include <linux/kvm.h>
 
 #include "csan/abi.h"
-#include "vmm/base/clock.h"
 #include "vmm/base/log.h"
-#include "vmm/dev/acpi.h"
-#include "vmm/console/console_ring.h"
 #include "vmm/kvm/cpuid.h"
-#include "vmm/hwwatch/hw_watch.h"
-#include "vmm/dev/hypercall.h"
-#include "vmm/guest/profile.h"
-#include "vmm/console/status_line.h"
 #include "vmm/kvm/vm.h"
 
 #define KVM_DEVICE "/dev/kvm"
@@ -267,7 +260,6 @@ int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t wh
 	vm->kvm_fd = vm->vm_fd = vm->end_fd = -1;
 	pthread_mutex_init(&vm->end_lock, NULL);
 	pthread_mutex_init(&vm->task_lock, NULL);
-	pthread_mutex_init(&vm->ring_lock, NULL);
 	pthread_mutex_init(&vm->hw_probe_lock, NULL);
 	pthread_cond_init(&vm->task_cond, NULL);
 
@@ -294,7 +286,7 @@ int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t wh
 		r = why_errno(why, whylen, errno, "KVM_CREATE_IRQCHIP failed");
 		goto err;
 	}
-	r = ioapic_set_id(vm, acpi_ioapic_id(cfg->ncpus), why, whylen);
+	r = ioapic_set_id(vm, vm_ioapic_id(cfg->ncpus), why, whylen);
 	if (r)
 		goto err;
 	r = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
@@ -312,30 +304,6 @@ int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t wh
 		r = why_errno(why, whylen, errno, "eventfd failed");
 		goto err;
 	}
-	vm->hw = hw_engine_new();
-	if (!vm->hw) {
-		r = -ENOMEM;
-		snprintf(why, whylen, "out of memory");
-		goto err;
-	}
-	/* One line buffer per vCPU and one for serial.one_stream. */
-	r = serial_init(&vm->serial, vm->ncpus + 1, STDOUT_FILENO);
-	if (r) {
-		snprintf(why, whylen, "cannot set up the console: %s", strerror(-r));
-		goto err;
-	}
-	/* The devices every guest has; a profile adds its own (profile.h). */
-	r = pio_register(&vm->pio, CSAN_COM1_PORT, SERIAL_NPORTS, "16550", serial_pio, &vm->serial);
-	if (!r)
-		r = pio_register(&vm->pio, CSAN_HC_PORT_BASE, CSAN_HC_PORT_COUNT, "hypercalls",
-				 hc_pio, NULL);
-	if (r) {
-		snprintf(why, whylen,
-			 "internal error: cannot register the console and hypercall "
-			 "ports: %s",
-			 strerror(-r));
-		goto err;
-	}
 	*out = vm;
 	return 0;
 
@@ -350,7 +318,7 @@ void vm_destroy(struct vm *vm)
 
 	if (!vm)
 		return;
-	serial_destroy(&vm->serial);
+	vm_hooks_call(vm, VM_HOOK_DESTROY, NULL);
 	if (vm->vcpus) {
 		for (i = 0; i < vm->ncpus; i++)
 			vcpu_destroy(vm->vcpus[i]);
@@ -364,164 +332,9 @@ void vm_destroy(struct vm *vm)
 		close(vm->kvm_fd);
 	if (vm->end_fd >= 0)
 		close(vm->end_fd);
-	hw_engine_free(vm->hw);
 	pthread_cond_destroy(&vm->task_cond);
 	pthread_mutex_destroy(&vm->task_lock);
-	pthread_mutex_destroy(&vm->ring_lock);
 	pthread_mutex_destroy(&vm->hw_probe_lock);
 	pthread_mutex_destroy(&vm->end_lock);
 	free(vm);
-}
-
-bool vm_end(struct vm *vm, enum vm_end end, int guest_status, int signal)
-{
-	uint64_t one = 1;
-	bool first;
-
-	pthread_mutex_lock(&vm->end_lock);
-	first = !vm->ended;
-	if (first) {
-		vm->ended = true;
-		vm->outcome = (struct vm_outcome){ end, guest_status, signal };
-	}
-	pthread_mutex_unlock(&vm->end_lock);
-	__atomic_store_n(&vm->stop, 1, __ATOMIC_SEQ_CST);
-	/* One write to a fresh eventfd cannot block or overflow. */
-	if (first && write(vm->end_fd, &one, sizeof(one)) != sizeof(one))
-		log_error_errno(errno, "cannot wake the supervisor");
-	return first;
-}
-
-/* Wait for the end of the run, a stop signal or the timeout; record which. */
-static void vm_supervise(struct vm *vm, int sig_fd)
-{
-	struct pollfd pfd[2] = { { .fd = sig_fd, .events = POLLIN },
-				 { .fd = vm->end_fd, .events = POLLIN } };
-	int64_t deadline = clock_now_ms() + (int64_t)vm->cfg.timeout_s * 1000;
-
-	for (;;) {
-		int wait_ms = -1, tick_ms;
-
-		if (vm->cfg.timeout_s) {
-			int64_t left = deadline - clock_now_ms();
-
-			if (left <= 0) {
-				vm_end(vm, VM_END_TIMEOUT, 0, 0);
-				return;
-			}
-			wait_ms = left > INT_MAX ? INT_MAX : (int)left;
-		}
-		tick_ms = status_line_tick(vm);
-		if (tick_ms >= 0 && (wait_ms < 0 || tick_ms < wait_ms))
-			wait_ms = tick_ms;
-		tick_ms = vm->profile && vm->profile->tick ? vm->profile->tick(vm) : -1;
-		if (tick_ms >= 0 && (wait_ms < 0 || tick_ms < wait_ms))
-			wait_ms = tick_ms;
-		if (poll(pfd, 2, wait_ms) < 0) {
-			if (errno == EINTR)
-				continue;
-			log_error_errno(errno, "poll failed");
-			vm_end(vm, VM_END_HOST_ERROR, 0, 0);
-			return;
-		}
-		if (pfd[0].revents & POLLIN) {
-			struct signalfd_siginfo si;
-
-			if (read(sig_fd, &si, sizeof(si)) != sizeof(si))
-				si.ssi_signo = SIGINT;
-			vm_end(vm, VM_END_SIGNAL, 0, (int)si.ssi_signo);
-			return;
-		}
-		if (pfd[1].revents & POLLIN)
-			return;
-	}
-}
-
-static const char *mp_state_note(struct vcpu *vcpu)
-{
-	struct kvm_mp_state mp;
-
-	if (ioctl(vcpu->fd, KVM_GET_MP_STATE, &mp) < 0)
-		return "";
-	switch (mp.mp_state) {
-	case KVM_MP_STATE_UNINITIALIZED:
-	case KVM_MP_STATE_INIT_RECEIVED: return " (never started: waiting for INIT-SIPI)";
-	case KVM_MP_STATE_HALTED: return " (halted)";
-	default: return "";
-	}
-}
-
-/* After the threads are joined, so the ioctls may run on this thread. */
-static void vm_report_timeout(struct vm *vm)
-{
-	unsigned i;
-
-	log_error("guest still running after --timeout=%u s", vm->cfg.timeout_s);
-	for (i = 0; i < vm->ncpus; i++) {
-		struct vcpu *v = vm->vcpus[i];
-		struct kvm_regs regs;
-		struct kvm_sregs sregs;
-
-		if (ioctl(v->fd, KVM_GET_REGS, &regs) < 0 ||
-		    ioctl(v->fd, KVM_GET_SREGS, &sregs) < 0) {
-			log_error_errno(errno, "vCPU %u: cannot read RIP", i);
-			continue;
-		}
-		/* Real-mode code (an AP's start-up) runs at CS base + IP. */
-		if (sregs.cs.base && !sregs.cs.l)
-			log_error("vCPU %u: RIP %#llx (CS base %#llx)%s", i,
-				  (unsigned long long)regs.rip, (unsigned long long)sregs.cs.base,
-				  mp_state_note(v));
-		else
-			log_error("vCPU %u: RIP %#llx%s", i, (unsigned long long)regs.rip,
-				  mp_state_note(v));
-	}
-}
-
-int vm_run(struct vm *vm, struct vm_outcome *out)
-{
-	sigset_t stop_sigs, old;
-	int sig_fd, r;
-
-	/* Blocked in every thread (vCPU threads inherit it), read through a signalfd. */
-	sigemptyset(&stop_sigs);
-	sigaddset(&stop_sigs, SIGINT);
-	sigaddset(&stop_sigs, SIGTERM);
-	r = pthread_sigmask(SIG_BLOCK, &stop_sigs, &old);
-	if (r) {
-		log_error_errno(r, "cannot block SIGINT/SIGTERM");
-		return -r;
-	}
-	sig_fd = signalfd(-1, &stop_sigs, SFD_CLOEXEC);
-	if (sig_fd < 0) {
-		r = -errno;
-		log_error_errno(errno, "signalfd failed");
-		goto out_mask;
-	}
-	if (vm->cfg.status_line)
-		status_line_begin(vm);
-	r = vcpu_start_all(vm);
-	if (r)
-		goto out_close;
-	vm_supervise(vm, sig_fd);
-	status_line_end();
-	vcpu_stop_all(vm);
-	console_ring_drain(vm);
-	console_flush(&vm->serial);
-	/*
-	 * Under end_lock: the control thread may have written the outcome,
-	 * and the eventfd that woke the supervisor orders nothing in C's
-	 * memory model (TSan flagged the plain read).
-	 */
-	pthread_mutex_lock(&vm->end_lock);
-	*out = vm->outcome;
-	pthread_mutex_unlock(&vm->end_lock);
-	if (out->end == VM_END_TIMEOUT)
-		vm_report_timeout(vm);
-out_close:
-	status_line_end();
-	close(sig_fd);
-out_mask:
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return r;
 }

@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vmm/kvm/hooks.h"
 #include "vmm/kvm/pio.h"
-#include "vmm/dev/serial.h"
 
 struct vcpu;
 struct sym;
@@ -17,20 +17,18 @@ struct report_log;
 struct csan_control;
 struct hw_engine;
 struct elf_guest;
-struct guest_profile;
+struct serial;
+struct hc_table;
 
 struct vm_config {
 	unsigned ncpus;
 	uint64_t mem_bytes;
 	unsigned timeout_s; /* 0 = none */
-	bool quiet;
-	bool debug; /* report each unhandled I/O port and MMIO address once */
-	bool status_line; /* draw the live status line on stderr (status_line.c) */
-	bool sandbox; /* vCPU threads enter the seccomp sandbox (sandbox.c) */
+	bool sandbox;	    /* vCPU threads enter the seccomp sandbox (sandbox.c) */
 };
 
 enum vm_end {
-	VM_END_EXIT,	   /* CSAN_HC_EXIT; guest_status holds its status */
+	VM_END_EXIT,	   /* the guest said it is done; guest_status holds its status */
 	VM_END_FAULT,	   /* exception, panic, triple fault, emulation failure... */
 	VM_END_TIMEOUT,	   /* cfg.timeout_s elapsed */
 	VM_END_SIGNAL,	   /* SIGINT or SIGTERM; signal holds which */
@@ -45,8 +43,9 @@ struct vm_outcome {
 };
 
 /*
- * The VM.  main.c uses only the functions below; the fields are shared by
- * the VMM's own files (vcpu.c, hypercall.c, ...), as in kvmtool.
+ * The VM.  The fields are shared by the files of kvm/ and read by the
+ * rooms above it, as in kvmtool; the rooms above keep their own state
+ * behind the opaque pointers at the end, set by their attach functions.
  */
 struct vm {
 	struct vm_config cfg;
@@ -58,22 +57,11 @@ struct vm {
 	uint32_t tsc_khz; /* 0 if KVM cannot say */
 	unsigned ncpus;
 	struct vcpu **vcpus;
-	struct serial serial;
-	struct pio_bus pio; /* the devices' port ranges (pio.c) */
-	/* KVM's coalesced PIO ring for the UART (console_ring.c); NULL: none. */
-	struct kvm_coalesced_mmio_ring *ring;
-	unsigned ring_max;
-	pthread_mutex_t ring_lock;
-	bool pc_platform;   /* the PC's ACPI extras, for a Linux guest (acpi.c) */
+	struct pio_bus pio;    /* the devices' port ranges (pio.c) */
+	struct vm_hooks hooks; /* what the rooms above registered (hooks.c) */
+	bool pc_platform;      /* the PC's ACPI extras, for a Linux guest (acpi.c) */
 
-	/* The loaded kernel image (guest_run.c owns it); NULL before the load. */
-	const struct elf_guest *image;
-
-	/* The kind of guest (profile.h) and the profile's own state; NULL: none. */
-	const struct guest_profile *profile;
-	void *profile_state;
-
-	/* The end of the run: the first vm_end() call wins. */
+	/* The end of the run: the first vm_end() call wins (end.c). */
 	pthread_mutex_t end_lock;
 	bool ended;
 	struct vm_outcome outcome;
@@ -88,13 +76,24 @@ struct vm {
 	uint64_t rekicks; /* kicks sent again to a vCPU slow to run its task */
 
 	/*
-	 * The report pipeline (src/watch), set by main before vm_run and
-	 * owned by it; NULL where absent.  Faults print symbolized stacks
-	 * through sym/unw, CSAN_HC_REPORT goes to reports.
+	 * The report pipeline (src/watch), set by run/guest_run.c before
+	 * vm_run and owned by it; NULL where absent.  Faults print symbolized
+	 * stacks through sym/unw, reports go to reports.
 	 */
 	struct sym *sym;
 	struct unwinder *unw;
 	struct report_log *reports;
+
+	/* The loaded kernel image (run/guest_run.c owns it); NULL before the load. */
+	const struct elf_guest *image;
+
+	/* The console UART (dev/serial.c, serial_attach); NULL before. */
+	struct serial *serial;
+	/* The hypercall ports' table (dev/hypercall.c, hc_attach_ports); NULL: none. */
+	struct hc_table *hc;
+
+	/* The guest profile's own state (guest/), NULL: none. */
+	void *profile_state;
 
 	/* The guest runtime's control block (CSAN_HC_ATTACH), in guest RAM; NULL until attached. */
 	struct csan_control *control;
@@ -102,23 +101,36 @@ struct vm {
 	unsigned control_size;	    /* atomic: bytes of the block, 0 until attached */
 
 	/*
-	 * Watch mode (watch_mode.c): watch_hw is the mode asked for (atomic,
-	 * 1 = hw), mirrored into control->watch_hw once the guest attached.
-	 * hw_unavailable says why this host cannot run hw mode, empty when it
-	 * can; valid once hw_probed is set.  The caller of guest_run may know
-	 * it (--watch=hw, --compare); otherwise the first switch to hw mode
-	 * finds it, under hw_probe_lock.
+	 * Watch mode (hwwatch/watch_mode.c): watch_hw is the mode asked for
+	 * (atomic, 1 = hw), mirrored into control->watch_hw once the guest
+	 * attached.  hw_unavailable says why this host cannot run hw mode,
+	 * empty when it can; valid once hw_probed is set.  The caller of
+	 * guest_run may know it (--watch=hw, --compare); otherwise the first
+	 * switch to hw mode finds it, under hw_probe_lock.  watch_hw_prepare
+	 * is the profile's preparation for hw mode (profile.h), NULL: none.
 	 */
 	int watch_hw;
 	pthread_mutex_t hw_probe_lock;
 	bool hw_probed;
 	char hw_unavailable[256];
-	struct hw_engine *hw; /* the debug-register engine (hw_watch.c) */
-
-	/* Debug mode: ports and MMIO pages already reported (atomic bytes). */
-	uint8_t port_seen[65536];
-	uint8_t mmio_reported;
+	int (*watch_hw_prepare)(struct vm *vm, char *why, size_t whylen);
+	struct hw_engine *hw; /* the debug-register engine (hwwatch/) */
 };
+
+/* I/O APIC IDs KVM's I/O APIC can hold (bits 24-27 of its ID register). */
+#define VM_IOAPIC_IDS 16
+
+/*
+ * vm_ioapic_id - the I/O APIC's ID for @ncpus CPUs: vm_create writes it
+ * into KVM's I/O APIC and dev/acpi.c into the MADT, so the two agree.
+ * Below 16 CPUs the first ID no CPU has (the CPUs' are 0..ncpus-1); from
+ * 16 on every 4-bit ID is a CPU's, and 0 is as good as any: since the
+ * xAPIC, I/O APIC IDs are a name space of their own.
+ */
+static inline unsigned vm_ioapic_id(unsigned ncpus)
+{
+	return ncpus < VM_IOAPIC_IDS ? ncpus : 0;
+}
 
 /*
  * vm_create - open /dev/kvm and build a VM for @cfg: guest RAM, the
@@ -162,15 +174,6 @@ static inline void *vm_gpa_to_hva(struct vm *vm, uint64_t gpa, uint64_t len)
 		return NULL;
 	return vm->ram + gpa;
 }
-
-/*
- * vm_boot_setup (boot.c) - write the PVH start info with @cmdline into
- * [0x1000, 0x8000), the ACPI tables at 0xe0000, and put the boot vCPU at
- * @pvh_entry in flat 32-bit protected mode.  Call after the image is
- * loaded.  Returns 0, or -E2BIG (command line too long), -EINVAL (entry
- * outside RAM) or an ioctl's -errno, with a message in @why.
- */
-int vm_boot_setup(struct vm *vm, uint64_t pvh_entry, const char *cmdline, char *why, size_t whylen);
 
 /*
  * vm_run - run the guest on one thread per vCPU until it exits, faults,

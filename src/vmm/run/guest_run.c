@@ -15,9 +15,11 @@
 #include "vmm/image/elf_guest.h"
 #include "vmm/run/exit_status.h"
 #include "vmm/run/guest_run.h"
+#include "vmm/run/control_cmd.h"
+#include "vmm/image/boot.h"
+#include "vmm/dev/serial.h"
 #include "vmm/guest/csan/hc_attach.h"
 #include "vmm/hwwatch/hw_watch.h"
-#include "vmm/guest/linux/linux_guest.h"
 #include "vmm/guest/profile.h"
 #include "vmm/run/options.h"
 #include "vmm/console/status_line.h"
@@ -156,39 +158,116 @@ static double seconds_since(const struct timespec *t0)
 	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* Ctrl-a w: the watch mode the other way round. */
+static int toggle_watch(struct vm *vm, char *why, size_t whylen)
+{
+	return watch_mode_set(vm, !watch_mode_hw(vm), why, whylen);
+}
+
+static const struct console_actions console_actions = {
+	.toggle_watch = toggle_watch,
+	.watch_name = watch_mode_name,
+	.print_stats = control_print_stats,
+};
+
+/* A profile plugged into a VM: the context of the hooks that call it. */
+struct plug {
+	struct vm *vm;
+	const struct guest_profile *prof;
+};
+
 /* Every console line to the profile, in console order (serial.c). */
 static void profile_line_hook(void *ctx, const char *line, size_t len)
 {
-	struct vm *vm = ctx;
+	struct plug *p = ctx;
 
-	vm->profile->console_line(vm, line, len);
+	p->prof->console_line(p->vm, line, len);
+}
+
+/* The profile's timed work, as a supervisor tick (kvm/hooks.h). */
+static int profile_tick_hook(struct vm *vm, struct vcpu *vcpu, void *ctx)
+{
+	const struct guest_profile *prof = ctx;
+
+	(void)vcpu;
+	return prof->tick(vm);
+}
+
+/* The profile's view of how a run ends, as an exit handler (kvm/hooks.h). */
+static int profile_exit_hook(struct vcpu *vcpu, void *ctx)
+{
+	const struct guest_profile *prof = ctx;
+
+	return prof->exit(vcpu);
 }
 
 /*
- * Create the VM, load @g, let @prof add its devices and set up the boot;
- * prints why not.  Returns 0 or -errno.
+ * Plug @prof's run-time hooks into @vm's core: console lines, timed work,
+ * the exits that end its runs, its preparation for hw mode.
  */
-static int build_vm(struct elf_guest *g, const struct guest_profile *prof,
-		    const struct vm_config *cfg, const char *cmdline, struct vm **vm)
+static int plug_profile(struct plug *p, char *why, size_t whylen)
 {
+	const struct guest_profile *prof = p->prof;
+	struct vm *vm = p->vm;
+	unsigned i;
+	int rc = 0;
+
+	if (prof->console_line) {
+		vm->serial->line_hook = profile_line_hook;
+		vm->serial->line_ctx = p;
+	}
+	if (prof->tick)
+		rc = vm_hook_add(vm, VM_HOOK_TICK, prof->name, profile_tick_hook, (void *)prof, why,
+				 whylen);
+	for (i = 0;
+	     !rc && prof->exit && i < sizeof(prof->exit_reasons) / sizeof(prof->exit_reasons[0]) &&
+	     prof->exit_reasons[i];
+	     i++)
+		rc = vm_handle_exit_reason(vm, prof->exit_reasons[i], prof->name, profile_exit_hook,
+					   (void *)prof, why, whylen);
+	vm->watch_hw_prepare = prof->watch_hw;
+	return rc;
+}
+
+/* The status line's counts: the csan runtime's counters and the races so far. */
+static void status_sample(struct vm *vm, struct status_sample *s)
+{
+	s->setup_watchpoints = hc_attach_counter(vm, CSAN_COUNTER_SETUP_WATCHPOINTS);
+	s->hw_armed = hc_attach_counter(vm, CSAN_COUNTER_HW_ARMED);
+	s->races = vm->reports ? report_log_total(vm->reports) : 0;
+}
+
+/*
+ * Create the VM with the devices every guest has (the 16550, the
+ * debug-register engine), load @g, let @prof add its own, plug it in and
+ * set up the boot; prints why not.  Returns 0 or -errno.
+ */
+static int build_vm(struct elf_guest *g, struct plug *plug, const struct vm_config *cfg,
+		    bool status_line, const char *cmdline, struct vm **vm)
+{
+	const struct guest_profile *prof = plug->prof;
 	char why[WHY_LEN];
 	int rc;
 
 	rc = vm_create(cfg, vm, why, sizeof(why));
 	if (!rc)
+		rc = serial_attach(*vm, STDOUT_FILENO, why, sizeof(why));
+	if (!rc)
+		rc = hw_watch_attach(*vm, why, sizeof(why));
+	if (!rc && status_line)
+		rc = status_line_attach(*vm, status_sample, why, sizeof(why));
+	if (!rc)
 		rc = elf_guest_load(g, vm_ram(*vm), vm_ram_size(*vm), why, sizeof(why));
 	if (!rc) {
 		(*vm)->image = g;
-		(*vm)->profile = prof;
+		plug->vm = *vm;
 		if (prof->setup)
 			rc = prof->setup(*vm, why, sizeof(why));
 	}
-	if (!rc && prof->console_line) {
-		(*vm)->serial.line_hook = profile_line_hook;
-		(*vm)->serial.line_ctx = *vm;
-	}
 	if (!rc)
-		rc = vm_boot_setup(*vm, g->pvh_entry, cmdline, why, sizeof(why));
+		rc = plug_profile(plug, why, sizeof(why));
+	if (!rc)
+		rc = boot_setup(*vm, g->pvh_entry, cmdline, why, sizeof(why));
 	if (rc)
 		log_error("%s", why);
 	return rc;
@@ -202,13 +281,12 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 		.ncpus = o->cpus,
 		.mem_bytes = o->mem_bytes,
 		.timeout_s = o->timeout_s,
-		.quiet = o->quiet,
-		.status_line = status_line_wanted(o->quiet),
 		.sandbox = o->sandbox,
 	};
 	struct control_server *control = NULL;
 	struct console_input *console = NULL;
 	struct pipeline pipe = { 0 };
+	struct plug plug = { 0 };
 	struct timespec t0;
 	char why[WHY_LEN];
 	char *cmdline = NULL;
@@ -226,8 +304,8 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 		log_error("%s", why);
 		goto out;
 	}
-	if (prof == &linux_profile && !o->mem_given)
-		cfg.mem_bytes = LINUX_DEFAULT_MEMORY;
+	if (prof->default_mem_bytes && !o->mem_given)
+		cfg.mem_bytes = prof->default_mem_bytes;
 	if (elf_guest_check_fits(g, cfg.mem_bytes, why, sizeof(why))) {
 		log_error("%s", why);
 		goto out;
@@ -240,7 +318,8 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (build_vm(g, prof, &cfg, cmdline, &vm))
+	plug.prof = prof;
+	if (build_vm(g, &plug, &cfg, status_line_wanted(o->quiet), cmdline, &vm))
 		goto out;
 	vm->sym = pipe.sym;
 	vm->unw = pipe.unw;
@@ -255,7 +334,8 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 		goto out;
 	}
 	if ((control && control_server_start(control, vm, why, sizeof(why))) ||
-	    console_input_start(vm, STDIN_FILENO, o->console_escapes, &console, why, sizeof(why))) {
+	    console_input_start(vm, STDIN_FILENO, o->console_escapes, &console_actions, &console,
+				why, sizeof(why))) {
 		log_error("%s", why);
 		goto out;
 	}
@@ -273,13 +353,15 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 	console = NULL;
 	control_server_close(control);
 	control = NULL;
-	console_result_line(&vm->serial, res->result_line, sizeof(res->result_line));
+	if (prof->result_line)
+		prof->result_line(vm, res->result_line, sizeof(res->result_line));
 	/* Every vCPU has stopped: the log is complete, whatever ended the run. */
 	if (prof->console_end)
 		prof->console_end(vm);
 	report_log_summary(pipe.log);
 	if (!o->quiet) {
-		hc_attach_print_counters(vm, stderr);
+		if (prof->print_counters)
+			prof->print_counters(vm, stderr);
 		hw_watch_print_stats(vm, stderr);
 	}
 	res->status = exit_status(&res->outcome, report_log_total(pipe.log), o->quiet);
@@ -291,10 +373,10 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 out:
 	console_input_stop(console);
 	control_server_close(control);
-	if (vm && vm->profile && vm->profile->teardown) {
-		vm->serial.line_hook = NULL; /* serial_destroy's last flush must not reach it */
-		vm->profile->teardown(vm);
-	}
+	if (vm && vm->serial)
+		vm->serial->line_hook = NULL; /* serial_destroy's last flush must not reach it */
+	if (vm && plug.vm && prof->teardown)
+		prof->teardown(vm);
 	if (vm)
 		vm_destroy(vm);
 	pipeline_close(&pipe);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "vmm/base/log.h"
 #include "vmm/run/host_select.h"
 #include "vmm/kvm/probe.h"
 #include "vmm/guest/profile.h"
@@ -24,9 +25,8 @@ enum opt_host host_select(const struct options *o, const struct guest_profile *p
 		return OPT_HOST_EMULATED;
 	}
 	close(fd);
-	if (prof == &linux_profile && probe_kvm_is_pvm()) {
-		snprintf(why, whylen, "a Linux guest does not run on this KVM (kvm_pvm emulates "
-				      "kernel code and stops at XRSTOR, CLAC, POPCNT and others)");
+	if (prof->unfit_for_pvm && probe_kvm_is_pvm()) {
+		why_set(why, whylen, "%s", prof->unfit_for_pvm);
 		return OPT_HOST_EMULATED;
 	}
 	if ((o->watch_hw || o->compare) && probe_data_watchpoints(detail, sizeof(detail)) != 1) {

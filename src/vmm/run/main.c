@@ -18,8 +18,6 @@
 #include "vmm/run/exit_status.h"
 #include "vmm/run/guest_path.h"
 #include "vmm/run/guest_run.h"
-#include "vmm/guest/csan/hc_attach.h"
-#include "vmm/guest/csan/hc_report.h"
 #include "vmm/run/host_select.h"
 #include "vmm/hwwatch/hw_watch.h"
 #include "vmm/run/options.h"
@@ -141,10 +139,6 @@ int main(int argc, char **argv)
 		status = probe(&o);
 		options_free(&o);
 		return status;
-	}
-	if (hc_report_register() || hc_attach_register() || hw_watch_register()) {
-		log_error("internal error: cannot register the hypercalls");
-		return EXIT_USAGE;
 	}
 	if (o.action == OPT_SEND) {
 		status = control_client_send(o.control_path, o.sends, o.nsends);

@@ -14,6 +14,24 @@
 #include "vmm/run/options.h"
 #include "vmm/guest/profile.h"
 
+/* guest_kind_parse - --guest's "auto", "csan", "linux" to @out; -EINVAL otherwise. */
+static int guest_kind_parse(const char *s, enum guest_kind *out)
+{
+	static const struct {
+		const char *name;
+		enum guest_kind kind;
+	} kinds[] = { { "auto", GUEST_AUTO }, { "csan", GUEST_CSAN }, { "linux", GUEST_LINUX } };
+	size_t i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (!strcmp(s, kinds[i].name)) {
+			*out = kinds[i].kind;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 /* Long-only options get values above the char range. */
 enum {
 	OPTK_TIMEOUT = 0x100,
@@ -480,15 +498,4 @@ void options_free(struct options *o)
 	free(o->sends);
 	o->sends = NULL;
 	o->nsends = 0;
-}
-
-char *options_guest_cmdline(const struct options *o, const char *scenario)
-{
-	char *s = NULL;
-	int n;
-
-	n = asprintf(&s, "%s%s%sseed=%" PRIu64 "%s%s", scenario ? "scenario=" : "",
-		     scenario ? scenario : "", scenario ? " " : "", o->seed, o->append ? " " : "",
-		     o->append ? o->append : "");
-	return n < 0 ? NULL : s;
 }

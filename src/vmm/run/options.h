@@ -10,17 +10,17 @@
 #include "vmm/console/console_input.h"
 #include "vmm/guest/profile.h"
 
-#define OPT_DEFAULT_CPUS 2
-#define OPT_DEFAULT_MEMORY (64ull << 20)
-#define OPT_MIN_MEMORY (16ull << 20)
+#define OPT_DEFAULT_CPUS     2
+#define OPT_DEFAULT_MEMORY   (64ull << 20)
+#define OPT_MIN_MEMORY	     (16ull << 20)
 #define OPT_DEFAULT_SCENARIO "selftest"
 /* --scenario=all: every scenario the guest lists (with --compare). */
 #define OPT_ALL_SCENARIOS "all"
 
 /* --host: where the guest runs. */
 enum opt_host {
-	OPT_HOST_AUTO, /* /dev/kvm when it can run the request, else emulated */
-	OPT_HOST_KVM, /* this machine's /dev/kvm */
+	OPT_HOST_AUTO,	   /* /dev/kvm when it can run the request, else emulated */
+	OPT_HOST_KVM,	   /* this machine's /dev/kvm */
 	OPT_HOST_EMULATED, /* csan-vmm inside the emulated host (src/harness) */
 };
 
@@ -30,35 +30,35 @@ enum opt_action {
 	OPT_VERSION,
 	OPT_LIST_SCENARIOS,
 	OPT_PROBE, /* --probe: what this host's KVM can do */
-	OPT_SEND, /* --send: a client of another csan-vmm's --control socket */
+	OPT_SEND,  /* --send: a client of another csan-vmm's --control socket */
 };
 
 struct options {
 	enum opt_action action;
 	unsigned cpus;
 	uint64_t mem_bytes;
-	const char *append; /* NULL when not given; owned by options */
+	const char *append;   /* NULL when not given; owned by options */
 	const char *scenario; /* NULL when not given */
-	unsigned timeout_s; /* 0: no limit */
+	unsigned timeout_s;   /* 0: no limit */
 	uint64_t seed;
 	bool seed_given;
 	bool quiet;
-	const char *guest_path; /* NULL: the bundled guest */
-	const char *report_json; /* --report-json=FILE, NULL when not given */
-	const char *source_root; /* --source-root=DIR, NULL: found from the DWARF */
-	bool watch_hw; /* --watch=hw */
-	bool watch_given; /* --watch appeared at all */
-	bool compare; /* --compare: the same guest in soft then hw mode */
+	const char *guest_path;	  /* NULL: the bundled guest */
+	const char *report_json;  /* --report-json=FILE, NULL when not given */
+	const char *source_root;  /* --source-root=DIR, NULL: found from the DWARF */
+	bool watch_hw;		  /* --watch=hw */
+	bool watch_given;	  /* --watch appeared at all */
+	bool compare;		  /* --compare: the same guest in soft then hw mode */
 	const char *compare_json; /* --compare-json=FILE, NULL when not given */
 	const char *control_path; /* --control=PATH, NULL when not given */
-	const char **sends; /* --send=COMMAND, in order; owned by options */
+	const char **sends;	  /* --send=COMMAND, in order; owned by options */
 	size_t nsends;
 	enum console_escapes console_escapes;
-	bool sandbox; /* --sandbox: vCPU threads under the seccomp allow-list */
-	bool sandbox_given; /* --sandbox appeared at all */
-	enum opt_host host; /* --host */
+	bool sandbox;		    /* --sandbox: vCPU threads under the seccomp allow-list */
+	bool sandbox_given;	    /* --sandbox appeared at all */
+	enum opt_host host;	    /* --host */
 	enum guest_kind guest_kind; /* --guest, GUEST_AUTO when not given */
-	bool mem_given; /* --memory appeared: a Linux guest's larger default yields */
+	bool mem_given;		    /* --memory appeared: a Linux guest's larger default yields */
 };
 
 /*
@@ -84,12 +84,5 @@ void options_usage(FILE *f);
  * Returns 0, or -EINVAL for a malformed or overflowing value.
  */
 int options_parse_size(const char *s, uint64_t *bytes);
-
-/*
- * options_guest_cmdline - the guest command line for @o: "scenario=NAME"
- * (when one is chosen), "seed=N", then --append.  Returns a malloc'd
- * string, or NULL when out of memory.
- */
-char *options_guest_cmdline(const struct options *o, const char *scenario);
 
 #endif /* CSAN_VMM_OPTIONS_H */

@@ -2,6 +2,7 @@
 #ifndef CSAN_VMM_HC_ATTACH_H
 #define CSAN_VMM_HC_ATTACH_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -13,7 +14,7 @@ struct vm;
  * hc_attach_register - serve CSAN_HC_ATTACH: check the block once and keep
  * it in vm->control.  Call before vm_run.  Returns 0, or -EINVAL.
  */
-int hc_attach_register(void);
+int hc_attach_register(struct vm *vm, char *why, size_t whylen);
 
 /*
  * hc_attach_print_counters - print the runtime's counters (KCSAN's debugfs

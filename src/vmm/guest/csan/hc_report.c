@@ -40,7 +40,7 @@ static int hc_report(struct vcpu *vcpu, uint32_t gpa)
 	return VCPU_RESUME;
 }
 
-int hc_report_register(void)
+int hc_report_register(struct vm *vm, char *why, size_t whylen)
 {
-	return hc_register(CSAN_HC_REPORT, hc_report);
+	return hc_register(vm, CSAN_HC_REPORT, "csan", hc_report, why, whylen);
 }

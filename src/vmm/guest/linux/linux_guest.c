@@ -7,6 +7,7 @@
 
 #include <linux/kvm.h>
 
+#include "vmm/dev/serial.h"
 #include "vmm/base/log.h"
 #include "vmm/dev/acpi.h"
 #include "vmm/dev/cmos.h"
@@ -32,12 +33,12 @@
 #define GSI_ROUTES_MAX	(PIC_IRQS + IOAPIC_PINS)
 
 struct linux_state {
+	struct linux_state_head head; /* first: linux_guest_watch() reads it */
 	struct cmos cmos;
 	struct pc_ports ports;
 	/* Under the console lock (console_line), read after the run. */
 	struct ktap ktap;
 	struct linux_report_parser *kcsan; /* Linux's own KCSAN reports */
-	struct linux_watch *watch;	   /* hw mode: KCSAN's watchpoints followed */
 	unsigned kcsan_lost;		   /* blocks that could not be records */
 	bool panicked;
 	bool restarting; /* Linux said "reboot: Restarting system" */
@@ -50,13 +51,6 @@ struct linux_state {
 static struct linux_state *state(struct vm *vm)
 {
 	return vm->profile_state;
-}
-
-struct linux_watch *linux_guest_watch(struct vm *vm)
-{
-	struct linux_state *ls = vm->profile == &linux_profile ? state(vm) : NULL;
-
-	return ls ? __atomic_load_n(&ls->watch, __ATOMIC_ACQUIRE) : NULL;
 }
 
 static char *linux_cmdline(const struct options *o, const char *scenario)
@@ -83,7 +77,7 @@ static int linux_power(struct vcpu *vcpu, enum power_event ev, const char *how)
 	struct linux_state *ls = state(vm);
 	bool panicked = __atomic_load_n(&ls->panicked, __ATOMIC_ACQUIRE);
 
-	console_flush_line(&vm->serial, vcpu->id);
+	console_flush_line(vm->serial, vcpu->id);
 	pthread_mutex_lock(&vm->end_lock);
 	if (!vm->ended) {
 		ls->ended_how = how;
@@ -107,15 +101,15 @@ static int linux_exit(struct vcpu *vcpu)
 	if (run->exit_reason == KVM_EXIT_SHUTDOWN) {
 		if (!__atomic_load_n(&ls->restarting, __ATOMIC_ACQUIRE) &&
 		    !__atomic_load_n(&ls->panicked, __ATOMIC_ACQUIRE))
-			return -1;
+			return VCPU_DEFAULT;
 		return linux_power(vcpu, POWER_RESET, "triple fault");
 	}
 	if (run->exit_reason != KVM_EXIT_SYSTEM_EVENT)
-		return -1;
+		return VCPU_DEFAULT;
 	switch (run->system_event.type) {
 	case KVM_SYSTEM_EVENT_SHUTDOWN: return linux_power(vcpu, POWER_OFF, "KVM system event");
 	case KVM_SYSTEM_EVENT_RESET: return linux_power(vcpu, POWER_RESET, "KVM system event");
-	default: return -1;
+	default: return VCPU_DEFAULT;
 	}
 }
 
@@ -267,7 +261,7 @@ static int linux_setup(struct vm *vm, char *why, size_t whylen)
 	if (!rc)
 		rc = console_ring_setup(vm, why, whylen);
 	if (!rc)
-		serial_set_irq(&vm->serial, serial_irq, vm);
+		serial_set_irq(vm->serial, serial_irq, vm);
 	if (!rc)
 		rc = add_ports(vm, CMOS_PORT_INDEX, CMOS_NPORTS, "RTC", cmos_io, &ls->cmos, why,
 			       whylen);
@@ -314,7 +308,7 @@ static void linux_console_end(struct vm *vm)
 	if (ls && ls->kcsan && linux_report_flush(ls->kcsan, &lr))
 		kcsan_submit(vm, ls, lr);
 	if (ls)
-		linux_watch_flush(vm, ls->watch);
+		linux_watch_flush(vm, ls->head.watch);
 }
 
 static int linux_summarize(struct vm *vm, int status, FILE *out)
@@ -324,7 +318,7 @@ static int linux_summarize(struct vm *vm, int status, FILE *out)
 	if (!ls)
 		return status;
 	ktap_print(&ls->ktap, out);
-	linux_watch_print_stats(ls->watch, out);
+	linux_watch_print_stats(ls->head.watch, out);
 	if (ls->kcsan_lost)
 		fprintf(out,
 			LOG_PREFIX
@@ -346,7 +340,7 @@ static void linux_teardown(struct vm *vm)
 
 	if (!ls)
 		return;
-	linux_watch_free(ls->watch);
+	linux_watch_free(ls->head.watch);
 	cmos_destroy(&ls->cmos);
 	linux_report_parser_free(ls->kcsan);
 	free(ls);
@@ -364,7 +358,7 @@ static int linux_watch_hw(struct vm *vm, char *why, size_t whylen)
 	struct linux_watch *lw;
 	int rc;
 
-	if (!ls || ls->watch)
+	if (!ls || ls->head.watch)
 		return 0;
 	if (vm->ncpus && vm->vcpus[0]->started) {
 		snprintf(why, whylen,
@@ -375,7 +369,7 @@ static int linux_watch_hw(struct vm *vm, char *why, size_t whylen)
 	}
 	rc = linux_watch_start(vm, &lw, why, whylen);
 	if (!rc)
-		__atomic_store_n(&ls->watch, lw, __ATOMIC_RELEASE);
+		__atomic_store_n(&ls->head.watch, lw, __ATOMIC_RELEASE);
 	return rc;
 }
 
@@ -386,12 +380,16 @@ static int linux_tick(struct vm *vm)
 
 const struct guest_profile linux_profile = {
 	.name = "linux",
+	.default_mem_bytes = LINUX_DEFAULT_MEMORY,
+	.unfit_for_pvm = "a Linux guest does not run on this KVM (kvm_pvm emulates kernel code and "
+			 "stops at XRSTOR, CLAC, POPCNT and others)",
 	.cmdline = linux_cmdline,
 	.report_log_opts = linux_report_log_opts,
 	.source_root = linux_source_root,
 	.setup = linux_setup,
 	.console_line = linux_console_line,
 	.exit = linux_exit,
+	.exit_reasons = { KVM_EXIT_SHUTDOWN, KVM_EXIT_SYSTEM_EVENT },
 	.watch_hw = linux_watch_hw,
 	.tick = linux_tick,
 	.console_end = linux_console_end,

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "vmm/kvm/vm.h"
+
 struct vm;
 struct linux_watch;
 
@@ -28,7 +30,20 @@ struct linux_watch;
  */
 void linux_console_line(struct vm *vm, const char *line, size_t len);
 
+/*
+ * The head of the profile's state (vm->profile_state): what the KCSAN
+ * follower (linux_watch.c) reads, without calling back into this file.
+ */
+struct linux_state_head {
+	struct linux_watch *watch; /* atomic: set once hw mode is prepared */
+};
+
 /* linux_guest_watch - the KCSAN follower of hw mode (linux_watch.h), or NULL. */
-struct linux_watch *linux_guest_watch(struct vm *vm);
+static inline struct linux_watch *linux_guest_watch(struct vm *vm)
+{
+	struct linux_state_head *h = vm->profile_state;
+
+	return h ? __atomic_load_n(&h->watch, __ATOMIC_ACQUIRE) : NULL;
+}
 
 #endif /* CSAN_VMM_LINUX_GUEST_H */

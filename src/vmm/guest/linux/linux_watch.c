@@ -11,6 +11,7 @@
 
 #include <linux/kvm.h>
 
+#include "vmm/dev/serial.h"
 #include "vmm/base/clock.h"
 #include "vmm/base/log.h"
 #include "vmm/image/elf_guest.h"

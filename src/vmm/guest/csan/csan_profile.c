@@ -1,0 +1,125 @@
+/* csan_profile.c: the bundled csan guest's profile: its hypercalls, its result line. */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmm/base/log.h"
+#include "vmm/dev/hypercall.h"
+#include "vmm/dev/serial.h"
+#include "vmm/guest/csan/hc_attach.h"
+#include "vmm/guest/csan/hc_basic.h"
+#include "vmm/guest/csan/hc_report.h"
+#include "vmm/guest/csan/csan_profile.h"
+#include "vmm/guest/profile.h"
+#include "vmm/hwwatch/hw_watch.h"
+#include "vmm/kvm/vm.h"
+#include "vmm/run/options.h"
+
+/* The prefix of the scenario result line (src/guest/include/scenario.h). */
+#define CSAN_RESULT_PREFIX "csan-result: "
+
+struct csan_state {
+	/* The guest's last result line, without its newline; "" before one. */
+	pthread_mutex_t lock;
+	char result[SERIAL_LINE_MAX + 1];
+};
+
+/* "scenario=NAME" (when one is chosen), "seed=N", then --append. */
+static char *csan_cmdline(const struct options *o, const char *scenario)
+{
+	char *s = NULL;
+	int n;
+
+	n = asprintf(&s, "%s%s%sseed=%" PRIu64 "%s%s", scenario ? "scenario=" : "",
+		     scenario ? scenario : "", scenario ? " " : "", o->seed, o->append ? " " : "",
+		     o->append ? o->append : "");
+	return n < 0 ? NULL : s;
+}
+
+int csan_hypercalls_attach(struct vm *vm, char *why, size_t whylen)
+{
+	int r = hc_attach_ports(vm, why, whylen);
+
+	if (!r)
+		r = hc_basic_register(vm, why, whylen);
+	if (!r)
+		r = hc_attach_register(vm, why, whylen);
+	if (!r)
+		r = hc_report_register(vm, why, whylen);
+	if (!r)
+		r = hw_watch_register(vm, why, whylen);
+	return r;
+}
+
+/*
+ * The csan guest talks through the hypercall ports and needs no device
+ * beyond the common VM.  A triple fault is a fault
+ * (tests/vm/triple-fault.sh), so there is no exit hook.
+ */
+static int csan_setup(struct vm *vm, char *why, size_t whylen)
+{
+	struct csan_state *cs = calloc(1, sizeof(*cs));
+
+	if (!cs) {
+		why_set(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&cs->lock, NULL);
+	vm->profile_state = cs;
+	return csan_hypercalls_attach(vm, why, whylen);
+}
+
+/* Keep the result line for --compare, which reads the guest's own timings from it. */
+static void csan_console_line(struct vm *vm, const char *line, size_t len)
+{
+	struct csan_state *cs = vm->profile_state;
+	size_t plen = sizeof(CSAN_RESULT_PREFIX) - 1;
+
+	if (len < plen || memcmp(line, CSAN_RESULT_PREFIX, plen))
+		return;
+	if (len > SERIAL_LINE_MAX)
+		len = SERIAL_LINE_MAX;
+	pthread_mutex_lock(&cs->lock);
+	memcpy(cs->result, line, len);
+	cs->result[len] = '\0';
+	pthread_mutex_unlock(&cs->lock);
+}
+
+static void csan_result_line(struct vm *vm, char *buf, size_t len)
+{
+	struct csan_state *cs = vm->profile_state;
+
+	if (!len)
+		return;
+	if (!cs) {
+		buf[0] = '\0';
+		return;
+	}
+	pthread_mutex_lock(&cs->lock);
+	snprintf(buf, len, "%s", cs->result);
+	pthread_mutex_unlock(&cs->lock);
+}
+
+static void csan_teardown(struct vm *vm)
+{
+	struct csan_state *cs = vm->profile_state;
+
+	if (!cs)
+		return;
+	pthread_mutex_destroy(&cs->lock);
+	free(cs);
+	vm->profile_state = NULL;
+}
+
+const struct guest_profile csan_profile = {
+	.name = "csan",
+	.cmdline = csan_cmdline,
+	.setup = csan_setup,
+	.console_line = csan_console_line,
+	.print_counters = hc_attach_print_counters,
+	.result_line = csan_result_line,
+	.teardown = csan_teardown,
+};
