@@ -75,12 +75,6 @@ int serial_init(struct serial *s, unsigned ncpus, int out_fd);
 /* serial_destroy - flush and free what serial_init made. */
 void serial_destroy(struct serial *s);
 
-/* serial_owns_port - whether @port is one of the UART's eight. */
-static inline bool serial_owns_port(uint16_t port)
-{
-	return port >= CSAN_COM1_PORT && port < CSAN_COM1_PORT + SERIAL_NPORTS;
-}
-
 /*
  * serial_io - a guest access of @size bytes (@count times, for string
  * I/O) to UART port @port from vCPU @cpu: writes take bytes from @data,
