@@ -49,30 +49,12 @@ static void log_line(FILE *f, const char *tag, int err, const char *fmt, va_list
 	funlockfile(f);
 }
 
-void log_error(const char *fmt, ...)
+void log_at(FILE *f, const char *tag, int err, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_line(stderr, "", 0, fmt, ap);
-	va_end(ap);
-}
-
-void log_error_errno(int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	log_line(stderr, "", err, fmt, ap);
-	va_end(ap);
-}
-
-void log_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	log_line(stderr, "warning: ", 0, fmt, ap);
+	log_line(f, tag, err, fmt, ap);
 	va_end(ap);
 }
 
@@ -84,15 +66,6 @@ void log_fatal(int status, const char *fmt, ...)
 	log_line(stderr, "", 0, fmt, ap);
 	va_end(ap);
 	exit(status);
-}
-
-void log_to(FILE *f, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	log_line(f, "", 0, fmt, ap);
-	va_end(ap);
 }
 
 void why_set(char *why, size_t len, const char *fmt, ...)

@@ -23,13 +23,20 @@
  * the whole line and first calls the hook set by log_set_before_output()
  * (the status line erases itself there), so no line is ever drawn over.
  */
-__attribute__((format(printf, 1, 2))) void log_error(const char *fmt, ...);
-__attribute__((format(printf, 2, 3))) void log_error_errno(int err, const char *fmt, ...);
-__attribute__((format(printf, 1, 2))) void log_warn(const char *fmt, ...);
+#define log_error(...)		  log_at(stderr, "", 0, __VA_ARGS__)
+#define log_error_errno(err, ...) log_at(stderr, "", (err), __VA_ARGS__)
+#define log_warn(...)		  log_at(stderr, "warning: ", 0, __VA_ARGS__)
 __attribute__((format(printf, 2, 3), noreturn)) void log_fatal(int status, const char *fmt, ...);
 
 /* log_to - log_error()'s line on @f instead of stderr (a caller's own stream). */
-__attribute__((format(printf, 2, 3))) void log_to(FILE *f, const char *fmt, ...);
+#define log_to(f, ...) log_at((f), "", 0, __VA_ARGS__)
+
+/*
+ * log_at - what the macros above expand to: one line on @f, LOG_PREFIX,
+ * @tag, the message, and ": strerror(@err)" when @err is not 0.
+ */
+__attribute__((format(printf, 4, 5))) void log_at(FILE *f, const char *tag, int err,
+						  const char *fmt, ...);
 
 /*
  * log_begin, log_end - around a message of several lines or parts written

@@ -110,8 +110,8 @@ static int tty_make_raw(int fd, char *why, size_t whylen)
 
 		tty_changed = 0;
 		tty_hooks_remove();
-		snprintf(why, whylen, "--console-escapes: cannot set the terminal's mode: %s",
-			 strerror(e));
+		why_set(why, whylen, "--console-escapes: cannot set the terminal's mode: %s",
+			strerror(e));
 		return -e;
 	}
 	return 0;
@@ -227,7 +227,7 @@ int console_input_start(struct vm *vm, int fd, enum console_escapes mode,
 	}
 	ci = calloc(1, sizeof(*ci));
 	if (!ci) {
-		snprintf(why, whylen, "out of memory");
+		why_set(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
 	ci->vm = vm;
@@ -247,8 +247,8 @@ int console_input_start(struct vm *vm, int fd, enum console_escapes mode,
 		rc = -pthread_create(&ci->thread, NULL, console_thread, ci);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		if (rc)
-			snprintf(why, whylen, "--console-escapes: cannot start its thread: %s",
-				 strerror(-rc));
+			why_set(why, whylen, "--console-escapes: cannot start its thread: %s",
+				strerror(-rc));
 	}
 	if (rc) {
 		if (ci->raw) {

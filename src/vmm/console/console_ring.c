@@ -51,14 +51,6 @@ static int drain_hook(struct vm *vm, struct vcpu *vcpu, void *ctx)
 	return 0;
 }
 
-static int free_hook(struct vm *vm, struct vcpu *vcpu, void *ctx)
-{
-	(void)vm;
-	(void)vcpu;
-	free(ctx);
-	return 0;
-}
-
 int console_ring_setup(struct vm *vm, char *why, size_t whylen)
 {
 	struct kvm_coalesced_mmio_zone zone = { .addr = CSAN_COM1_PORT, .size = 1, .pio = 1 };
@@ -71,16 +63,9 @@ int console_ring_setup(struct vm *vm, char *why, size_t whylen)
 	if (!vm->serial || ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_COALESCED_PIO) <= 0 ||
 	    offset <= 0 || page <= 0 || (size_t)(offset + 1) * (size_t)page > vm->run_size)
 		return 0;
-	cr = calloc(1, sizeof(*cr));
-	if (!cr) {
-		why_set(why, whylen, "out of memory");
+	cr = vm_zalloc(vm, sizeof(*cr), "console ring", why, whylen);
+	if (!cr)
 		return -ENOMEM;
-	}
-	r = vm_hook_add(vm, VM_HOOK_DESTROY, "console ring", free_hook, cr, why, whylen);
-	if (r) {
-		free(cr);
-		return r;
-	}
 	if (ioctl(vm->vm_fd, KVM_REGISTER_COALESCED_MMIO, &zone) < 0)
 		return why_errno(why, whylen, errno,
 				 "KVM_REGISTER_COALESCED_MMIO for the UART failed");

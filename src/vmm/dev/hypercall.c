@@ -117,28 +117,13 @@ int hc_pio(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *
 	return hc_handle_io(vcpu, port, is_write, data, size, count);
 }
 
-static int hc_free_at_vm_destroy(struct vm *vm, struct vcpu *vcpu, void *ctx)
-{
-	(void)vcpu;
-	free(ctx);
-	vm->hc = NULL;
-	return 0;
-}
-
 int hc_attach_ports(struct vm *vm, char *why, size_t whylen)
 {
-	struct hc_table *t = calloc(1, sizeof(*t));
+	struct hc_table *t = vm_zalloc(vm, sizeof(*t), "hypercalls", why, whylen);
 	int r;
 
-	if (!t) {
-		why_set(why, whylen, "out of memory");
+	if (!t)
 		return -ENOMEM;
-	}
-	r = vm_hook_add(vm, VM_HOOK_DESTROY, "hypercalls", hc_free_at_vm_destroy, t, why, whylen);
-	if (r) {
-		free(t);
-		return r;
-	}
 	vm->hc = t;
 	r = pio_register(&vm->pio, CSAN_HC_PORT_BASE, CSAN_HC_PORT_COUNT, "hypercalls", hc_pio,
 			 NULL);

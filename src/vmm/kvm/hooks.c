@@ -1,5 +1,6 @@
 /* hooks.c: where the rooms above the core plug into a VM: exit handlers and run hooks. */
 #include <errno.h>
+#include <stdlib.h>
 #include <linux/kvm.h>
 
 #include "vmm/base/log.h"
@@ -94,4 +95,27 @@ int vm_hooks_call(struct vm *vm, enum vm_hook_point point, struct vcpu *vcpu)
 			soonest = r;
 	}
 	return soonest;
+}
+
+static int free_at_destroy(struct vm *vm, struct vcpu *vcpu, void *ctx)
+{
+	(void)vm;
+	(void)vcpu;
+	free(ctx);
+	return 0;
+}
+
+void *vm_zalloc(struct vm *vm, size_t size, const char *owner, char *why, size_t whylen)
+{
+	void *p = calloc(1, size);
+
+	if (!p) {
+		why_set(why, whylen, "out of memory");
+		return NULL;
+	}
+	if (vm_hook_add(vm, VM_HOOK_DESTROY, owner, free_at_destroy, p, why, whylen)) {
+		free(p);
+		return NULL;
+	}
+	return p;
 }

@@ -95,4 +95,11 @@ int vm_hook_add(struct vm *vm, enum vm_hook_point point, const char *owner, vm_h
  */
 int vm_hooks_call(struct vm *vm, enum vm_hook_point point, struct vcpu *vcpu);
 
+/*
+ * vm_zalloc - @size zeroed bytes that live as long as @vm: freed by a
+ * VM_HOOK_DESTROY hook in @owner's name, for devices and hooks' state.
+ * Returns NULL with a message in @why when out of memory or out of hooks.
+ */
+void *vm_zalloc(struct vm *vm, size_t size, const char *owner, char *why, size_t whylen);
+
 #endif /* CSAN_VMM_HOOKS_H */

@@ -13,6 +13,7 @@
 #include <linux/kvm.h>
 
 #include "vmm/base/log.h"
+#include "vmm/kvm/kvm_api.h"
 #include "vmm/kvm/probe.h"
 #include "vmm/kvm/vm.h"
 #include "vmm/kvm/x86.h"
@@ -80,50 +81,30 @@ static void probe_vm_close(struct probe_vm *pv)
 /* Say which ioctl failed and return its -errno. */
 static int ioctl_failed(const char *what, char *why, size_t whylen)
 {
-	int e = errno;
-
-	snprintf(why, whylen, "probe VM: %s failed: %s", what, strerror(e));
-	return -e;
+	return why_errno(why, whylen, errno, "probe VM: %s failed", what);
 }
 
 /* The VM around an already open /dev/kvm @kvm_fd (which it then owns). */
 static int probe_vm_open(struct probe_vm *pv, int kvm_fd, char *why, size_t whylen)
 {
-	struct kvm_userspace_memory_region region = { .slot = 0, .memory_size = PROBE_RAM_SIZE };
-	int r, size;
+	int r;
 
 	memset(pv, 0, sizeof(*pv));
 	pv->vm_fd = pv->vcpu_fd = -1;
 	pv->kvm_fd = kvm_fd;
-	do
-		pv->vm_fd = ioctl(kvm_fd, KVM_CREATE_VM, 0);
-	while (pv->vm_fd < 0 && errno == EINTR);
+	pv->vm_fd = kvm_create_vm(kvm_fd, why, whylen);
 	if (pv->vm_fd < 0)
-		return ioctl_failed("KVM_CREATE_VM", why, whylen);
-	r = vm_setup_arch(kvm_fd, pv->vm_fd, why, whylen);
+		return pv->vm_fd;
+	r = kvm_add_ram(pv->vm_fd, PROBE_RAM_SIZE, false, &pv->ram, why, whylen);
 	if (r)
 		return r;
-	pv->ram = mmap(NULL, PROBE_RAM_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
-	if (pv->ram == MAP_FAILED) {
-		pv->ram = NULL;
-		return ioctl_failed("mmap of its RAM", why, whylen);
-	}
-	region.userspace_addr = (uintptr_t)pv->ram;
-	if (ioctl(pv->vm_fd, KVM_SET_USER_MEMORY_REGION, &region) < 0)
-		return ioctl_failed("KVM_SET_USER_MEMORY_REGION", why, whylen);
-	pv->vcpu_fd = ioctl(pv->vm_fd, KVM_CREATE_VCPU, 0);
+	r = kvm_run_size(kvm_fd, why, whylen);
+	if (r < 0)
+		return r;
+	pv->run_size = (size_t)r;
+	pv->vcpu_fd = kvm_create_vcpu(pv->vm_fd, 0, pv->run_size, &pv->run, why, whylen);
 	if (pv->vcpu_fd < 0)
-		return ioctl_failed("KVM_CREATE_VCPU", why, whylen);
-	size = ioctl(kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
-	if (size < (int)sizeof(struct kvm_run))
-		return ioctl_failed("KVM_GET_VCPU_MMAP_SIZE", why, whylen);
-	pv->run_size = (size_t)size;
-	pv->run = mmap(NULL, pv->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, pv->vcpu_fd, 0);
-	if (pv->run == MAP_FAILED) {
-		pv->run = NULL;
-		return ioctl_failed("mmap of kvm_run", why, whylen);
-	}
+		return pv->vcpu_fd;
 	memcpy(pv->ram + PROBE_CODE_GPA, probe_code, sizeof(probe_code));
 	return 0;
 }
@@ -401,15 +382,15 @@ static int probe_data_watchpoints_once(char *why, size_t whylen)
 {
 	struct probe_check c = { 0 };
 	struct probe_vm pv;
-	int kvm_fd = vm_open_kvm(why, whylen), r;
+	int kvm_fd = kvm_open_dev(why, whylen), r;
 
 	if (kvm_fd < 0)
 		return kvm_fd;
 	if (ioctl(kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_SET_GUEST_DEBUG) <= 0) {
 		close(kvm_fd);
-		snprintf(why, whylen,
-			 "this KVM lacks KVM_CAP_SET_GUEST_DEBUG, so the host cannot program "
-			 "guest debug registers; " PROBE_WHAT_TO_DO);
+		why_set(why, whylen,
+			"this KVM lacks KVM_CAP_SET_GUEST_DEBUG, so the host cannot program "
+			"guest debug registers; " PROBE_WHAT_TO_DO);
 		return 0;
 	}
 	r = probe_vm_open(&pv, kvm_fd, why, whylen);
@@ -417,10 +398,10 @@ static int probe_data_watchpoints_once(char *why, size_t whylen)
 		check_data_watch(&pv, &c);
 		r = c.works;
 		if (r >= 0)
-			snprintf(why, whylen, "data watchpoints %s (%s)%s", c.state, c.detail,
-				 r ? "" : "; " PROBE_WHAT_TO_DO);
+			why_set(why, whylen, "data watchpoints %s (%s)%s", c.state, c.detail,
+				r ? "" : "; " PROBE_WHAT_TO_DO);
 		else
-			snprintf(why, whylen, "%s", c.detail);
+			why_set(why, whylen, "%s", c.detail);
 	}
 	probe_vm_close(&pv);
 	return r;
@@ -447,7 +428,7 @@ int probe_data_watchpoints(char *why, size_t whylen)
 	} else {
 		r = known;
 	}
-	snprintf(why, whylen, "%s", known_why);
+	why_set(why, whylen, "%s", known_why);
 	pthread_mutex_unlock(&lock);
 	return r;
 }
@@ -489,7 +470,7 @@ int probe_report(FILE *out, FILE *err)
 	struct probe_check data = { 0 }, exec = { 0 }, step = { 0 };
 	char why[320];
 	struct probe_vm pv;
-	int kvm_fd = vm_open_kvm(why, sizeof(why)), r;
+	int kvm_fd = kvm_open_dev(why, sizeof(why)), r;
 
 	if (kvm_fd < 0) {
 		fprintf(err, LOG_PREFIX "--probe: %s\n", why);

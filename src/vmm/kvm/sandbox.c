@@ -258,12 +258,12 @@ int sandbox_enter(char *why, size_t whylen)
 	int r;
 
 	if (!prepared) {
-		snprintf(why, whylen, "internal error: sandbox_enter before sandbox_prepare");
+		why_set(why, whylen, "internal error: sandbox_enter before sandbox_prepare");
 		return -EINVAL;
 	}
 	ctx = seccomp_init(SCMP_ACT_TRAP);
 	if (!ctx) {
-		snprintf(why, whylen, "seccomp_init failed: out of memory");
+		why_set(why, whylen, "seccomp_init failed: out of memory");
 		return -ENOMEM;
 	}
 	/* A 32-bit or x32 call from a 64-bit thread is never ours: no message needed. */
@@ -280,9 +280,9 @@ int sandbox_enter(char *why, size_t whylen)
 		r = seccomp_load(ctx);
 	}
 	if (r)
-		snprintf(why, whylen,
-			 "seccomp: %s failed: %s; --sandbox=off runs without the sandbox", what,
-			 strerror(-r));
+		why_set(why, whylen,
+			"seccomp: %s failed: %s; --sandbox=off runs without the sandbox", what,
+			strerror(-r));
 	seccomp_release(ctx);
 	return r;
 }

@@ -10,6 +10,7 @@
 
 #include "vmm/base/log.h"
 #include "vmm/kvm/exit.h"
+#include "vmm/kvm/kvm_api.h"
 #include "vmm/kvm/sandbox.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
@@ -20,32 +21,22 @@ static __thread struct vcpu *vcpu_self;
 int vcpu_create(struct vm *vm, unsigned id, struct vcpu **out, char *why, size_t whylen)
 {
 	struct vcpu *vcpu = calloc(1, sizeof(*vcpu));
-	int r;
 
 	if (!vcpu) {
-		snprintf(why, whylen, "out of memory for vCPU %u", id);
+		why_set(why, whylen, "out of memory for vCPU %u", id);
 		return -ENOMEM;
 	}
 	vcpu->vm = vm;
 	vcpu->id = id;
-	vcpu->fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, (unsigned long)id);
+	vcpu->fd = kvm_create_vcpu(vm->vm_fd, id, vm->run_size, &vcpu->run, why, whylen);
 	if (vcpu->fd < 0) {
-		r = why_errno(why, whylen, errno, "KVM_CREATE_VCPU for vCPU %u failed", id);
-		goto err_free;
-	}
-	vcpu->run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu->fd, 0);
-	if (vcpu->run == MAP_FAILED) {
-		r = why_errno(why, whylen, errno, "cannot map vCPU %u's kvm_run area", id);
-		goto err_close;
+		int r = vcpu->fd;
+
+		free(vcpu);
+		return r;
 	}
 	*out = vcpu;
 	return 0;
-
-err_close:
-	close(vcpu->fd);
-err_free:
-	free(vcpu);
-	return r;
 }
 
 void vcpu_destroy(struct vcpu *vcpu)

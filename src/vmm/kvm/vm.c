@@ -1,4 +1,4 @@
-/* vm.c: the virtual machine: /dev/kvm, guest RAM, irqchip, vCPUs, the run. */
+/* vm.c: the VM's life: its KVM objects, guest RAM, irqchip and vCPUs (the run is run.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -20,17 +20,8 @@
 #include "csan/abi.h"
 #include "vmm/base/log.h"
 #include "vmm/kvm/cpuid.h"
+#include "vmm/kvm/kvm_api.h"
 #include "vmm/kvm/vm.h"
-
-#define KVM_DEVICE "/dev/kvm"
-
-/*
- * Where KVM keeps the real-mode TSS and identity page table that VMX
- * without unrestricted guest needs for the APs' real-mode start; the
- * addresses QEMU uses, above any guest RAM (CSAN_RAM_LIMIT).
- */
-#define VM_TSS_GPA	    0xfffbd000ull
-#define VM_IDENTITY_MAP_GPA 0xfffbc000ull
 
 /* KVM's documented vCPU limit when it reports neither MAX nor NR_VCPUS. */
 #define VM_DEFAULT_MAX_VCPUS 4
@@ -55,46 +46,9 @@ uint64_t vm_ram_size(const struct vm *vm)
 	return vm->ram_size;
 }
 
-int vm_open_kvm(char *why, size_t whylen)
-{
-	int fd, api, e;
-
-	fd = open(KVM_DEVICE, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		e = errno;
-		if (e == ENOENT)
-			snprintf(
-				why, whylen,
-				KVM_DEVICE
-				" does not exist: build the host kernel "
-				"with CONFIG_KVM and load kvm-intel or kvm-amd (modprobe kvm-intel "
-				"/ modprobe kvm-amd), with virtualization enabled in the firmware");
-		else if (e == EACCES || e == EPERM)
-			snprintf(why, whylen,
-				 "no permission to open " KVM_DEVICE ": add your user "
-				 "to the group that owns it (usually 'kvm') or check its "
-				 "permissions "
-				 "with ls -l " KVM_DEVICE);
-		else
-			snprintf(why, whylen,
-				 "cannot open " KVM_DEVICE ": %s (is kvm-intel or "
-				 "kvm-amd loaded?)",
-				 strerror(e));
-		return -e;
-	}
-	api = ioctl(fd, KVM_GET_API_VERSION, 0);
-	if (api != KVM_API_VERSION) {
-		snprintf(why, whylen, KVM_DEVICE " speaks KVM API version %d; csan-vmm needs %d",
-			 api, KVM_API_VERSION);
-		close(fd);
-		return -ENOTSUP;
-	}
-	return fd;
-}
-
 static int kvm_open(struct vm *vm, char *why, size_t whylen)
 {
-	int fd = vm_open_kvm(why, whylen);
+	int fd = kvm_open_dev(why, whylen);
 
 	if (fd < 0)
 		return fd;
@@ -127,16 +81,16 @@ static int kvm_check(struct vm *vm, const struct vm_config *cfg, char *why, size
 
 	for (i = 0; i < sizeof(vm_required_caps) / sizeof(vm_required_caps[0]); i++) {
 		if (ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, vm_required_caps[i].cap) <= 0) {
-			snprintf(why, whylen,
-				 "this host's KVM lacks %s, which csan-vmm needs; "
-				 "use a Linux 4.11 or newer host kernel",
-				 vm_required_caps[i].name);
+			why_set(why, whylen,
+				"this host's KVM lacks %s, which csan-vmm needs; "
+				"use a Linux 4.11 or newer host kernel",
+				vm_required_caps[i].name);
 			return -ENOTSUP;
 		}
 	}
 	if (cfg->ncpus == 0 || cfg->ncpus > CSAN_MAX_CPUS) {
-		snprintf(why, whylen, "--cpus=%u: csan-vmm runs 1 to %d vCPUs", cfg->ncpus,
-			 CSAN_MAX_CPUS);
+		why_set(why, whylen, "--cpus=%u: csan-vmm runs 1 to %d vCPUs", cfg->ncpus,
+			CSAN_MAX_CPUS);
 		return -EINVAL;
 	}
 	max_vcpus = ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_MAX_VCPUS);
@@ -145,70 +99,19 @@ static int kvm_check(struct vm *vm, const struct vm_config *cfg, char *why, size
 	if (max_vcpus <= 0)
 		max_vcpus = VM_DEFAULT_MAX_VCPUS;
 	if (cfg->ncpus > (unsigned)max_vcpus) {
-		snprintf(why, whylen,
-			 "--cpus=%u is more than this host's KVM allows in one VM "
-			 "(%d); give --cpus=%d or fewer",
-			 cfg->ncpus, max_vcpus, max_vcpus);
+		why_set(why, whylen,
+			"--cpus=%u is more than this host's KVM allows in one VM "
+			"(%d); give --cpus=%d or fewer",
+			cfg->ncpus, max_vcpus, max_vcpus);
 		return -EINVAL;
 	}
 	if (cfg->mem_bytes <= CSAN_KERNEL_MIN || cfg->mem_bytes > CSAN_RAM_LIMIT ||
 	    cfg->mem_bytes % 4096) {
-		snprintf(why, whylen,
-			 "--memory=%" PRIu64 " bytes: give a multiple of 4 KiB above "
-			 "1 MiB and at most %u MiB",
-			 cfg->mem_bytes, CSAN_RAM_LIMIT >> 20);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int vm_setup_arch(int kvm_fd, int vm_fd, char *why, size_t whylen)
-{
-	struct kvm_enable_cap cap = { .cap = KVM_CAP_EXIT_ON_EMULATION_FAILURE, .args = { 1 } };
-	uint64_t idmap = VM_IDENTITY_MAP_GPA;
-
-	if (ioctl(kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_SET_TSS_ADDR) > 0 &&
-	    ioctl(vm_fd, KVM_SET_TSS_ADDR, (unsigned long)VM_TSS_GPA) < 0) {
-		return why_errno(why, whylen, errno, "KVM_SET_TSS_ADDR failed");
-	}
-	if (ioctl(kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_SET_IDENTITY_MAP_ADDR) > 0 &&
-	    ioctl(vm_fd, KVM_SET_IDENTITY_MAP_ADDR, &idmap) < 0) {
-		return why_errno(why, whylen, errno, "KVM_SET_IDENTITY_MAP_ADDR failed");
-	}
-	/* Optional: emulation failures then exit with the instruction bytes. */
-	if (ioctl(kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_EXIT_ON_EMULATION_FAILURE) > 0 &&
-	    ioctl(vm_fd, KVM_ENABLE_CAP, &cap) < 0) {
-		return why_errno(why, whylen, errno,
-				 "enabling KVM_CAP_EXIT_ON_EMULATION_FAILURE failed");
-	}
-	return 0;
-}
-
-static int vm_setup_memory(struct vm *vm, uint64_t bytes, char *why, size_t whylen)
-{
-	struct kvm_userspace_memory_region region = {
-		.slot = 0,
-		.guest_phys_addr = 0,
-		.memory_size = bytes,
-	};
-	void *p;
-
-	/* NORESERVE: guests touch little of their RAM, so commit lazily. */
-	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		 -1, 0);
-	if (p == MAP_FAILED) {
-		int e = errno;
-
 		why_set(why, whylen,
-			"cannot allocate %" PRIu64 " MiB of guest RAM: %s; try a smaller --memory",
-			bytes >> 20, strerror(e));
-		return -e;
-	}
-	vm->ram = p;
-	vm->ram_size = bytes;
-	region.userspace_addr = (uintptr_t)p;
-	if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &region) < 0) {
-		return why_errno(why, whylen, errno, "KVM_SET_USER_MEMORY_REGION failed");
+			"--memory=%" PRIu64 " bytes: give a multiple of 4 KiB above "
+			"1 MiB and at most %u MiB",
+			cfg->mem_bytes, CSAN_RAM_LIMIT >> 20);
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -221,7 +124,7 @@ static int vm_create_vcpus(struct vm *vm, char *why, size_t whylen)
 
 	vm->vcpus = calloc(vm->ncpus, sizeof(*vm->vcpus));
 	if (!vm->vcpus) {
-		snprintf(why, whylen, "out of memory");
+		why_set(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
 	for (i = 0; i < vm->ncpus; i++) {
@@ -235,13 +138,13 @@ static int vm_create_vcpus(struct vm *vm, char *why, size_t whylen)
 	}
 	r = cpuid_get_supported(vm->kvm_fd, &supported);
 	if (r) {
-		snprintf(why, whylen, "KVM_GET_SUPPORTED_CPUID failed: %s", strerror(-r));
+		why_set(why, whylen, "KVM_GET_SUPPORTED_CPUID failed: %s", strerror(-r));
 		return r;
 	}
 	for (i = 0; i < vm->ncpus && !r; i++)
 		r = cpuid_apply(vm->vcpus[i]->fd, supported, i, vm->ncpus, vm->tsc_khz);
 	if (r)
-		snprintf(why, whylen, "KVM_SET_CPUID2 for vCPU %u failed: %s", i - 1, strerror(-r));
+		why_set(why, whylen, "KVM_SET_CPUID2 for vCPU %u failed: %s", i - 1, strerror(-r));
 	free(supported);
 	return r;
 }
@@ -252,7 +155,7 @@ int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t wh
 	int r;
 
 	if (!vm) {
-		snprintf(why, whylen, "out of memory");
+		why_set(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
 	vm->cfg = *cfg;
@@ -269,19 +172,15 @@ int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t wh
 	r = kvm_check(vm, cfg, why, whylen);
 	if (r)
 		goto err;
-	do
-		vm->vm_fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
-	while (vm->vm_fd < 0 && errno == EINTR);
+	vm->vm_fd = kvm_create_vm(vm->kvm_fd, why, whylen);
 	if (vm->vm_fd < 0) {
-		r = why_errno(why, whylen, errno, "KVM_CREATE_VM failed");
+		r = vm->vm_fd;
 		goto err;
 	}
-	r = vm_setup_arch(vm->kvm_fd, vm->vm_fd, why, whylen);
+	r = kvm_add_ram(vm->vm_fd, cfg->mem_bytes, true, &vm->ram, why, whylen);
 	if (r)
 		goto err;
-	r = vm_setup_memory(vm, cfg->mem_bytes, why, whylen);
-	if (r)
-		goto err;
+	vm->ram_size = cfg->mem_bytes;
 	if (ioctl(vm->vm_fd, KVM_CREATE_IRQCHIP, 0) < 0) {
 		r = why_errno(why, whylen, errno, "KVM_CREATE_IRQCHIP failed");
 		goto err;
@@ -289,12 +188,9 @@ int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t wh
 	r = ioapic_set_id(vm, vm_ioapic_id(cfg->ncpus), why, whylen);
 	if (r)
 		goto err;
-	r = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
-	if (r < (int)sizeof(struct kvm_run)) {
-		r = r < 0 ? -errno : -EINVAL;
-		snprintf(why, whylen, "KVM_GET_VCPU_MMAP_SIZE failed: %s", strerror(-r));
+	r = kvm_run_size(vm->kvm_fd, why, whylen);
+	if (r < 0)
 		goto err;
-	}
 	vm->run_size = (size_t)r;
 	r = vm_create_vcpus(vm, why, whylen);
 	if (r)

@@ -142,22 +142,6 @@ static inline unsigned vm_ioapic_id(unsigned ncpus)
  */
 int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t whylen);
 
-/*
- * vm_open_kvm - open /dev/kvm and check its API version.  Returns the
- * file descriptor, or a negative errno with what the user can do in @why:
- * -ENOENT/-EACCES/-EPERM when /dev/kvm is missing or not ours, -ENOTSUP
- * for another API version.
- */
-int vm_open_kvm(char *why, size_t whylen);
-
-/*
- * vm_setup_arch - the x86 odds and ends a new VM @vm_fd needs before its
- * vCPUs exist: the real-mode TSS and identity map that VMX without
- * unrestricted guest needs, and exits on emulation failures, where @kvm_fd
- * has them.  Returns 0, or the failing ioctl's -errno with its name in @why.
- */
-int vm_setup_arch(int kvm_fd, int vm_fd, char *why, size_t whylen);
-
 /* vm_ram, vm_ram_size - the host mapping of guest-physical [0, size). */
 uint8_t *vm_ram(struct vm *vm);
 uint64_t vm_ram_size(const struct vm *vm);

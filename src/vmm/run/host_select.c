@@ -9,7 +9,7 @@
 #include "vmm/run/host_select.h"
 #include "vmm/kvm/probe.h"
 #include "vmm/guest/profile.h"
-#include "vmm/kvm/vm.h"
+#include "vmm/kvm/kvm_api.h"
 
 enum opt_host host_select(const struct options *o, const struct guest_profile *prof, char *why,
 			  size_t whylen)
@@ -19,7 +19,7 @@ enum opt_host host_select(const struct options *o, const struct guest_profile *p
 
 	if (o->host != OPT_HOST_AUTO)
 		return o->host;
-	fd = vm_open_kvm(detail, sizeof(detail));
+	fd = kvm_open_dev(detail, sizeof(detail));
 	if (fd < 0) {
 		snprintf(why, whylen, "%s", detail);
 		return OPT_HOST_EMULATED;
