@@ -30,7 +30,7 @@ void fake_vm_new(struct fake_vm *f, unsigned ncpus, uint64_t ram_size, const cha
 	unsigned i;
 
 	memset(f, 0, sizeof(*f));
-	vm = calloc(1, sizeof(*vm));
+	vm = vm_new(&(struct vm_config){ .ncpus = ncpus, .mem_bytes = ram_size });
 	if (!vm)
 		die("out of memory");
 	vm->ram = calloc(1, ram_size);
@@ -38,8 +38,6 @@ void fake_vm_new(struct fake_vm *f, unsigned ncpus, uint64_t ram_size, const cha
 	if (!vm->ram || !vm->vcpus)
 		die("out of memory");
 	vm->ram_size = ram_size;
-	vm->ncpus = ncpus;
-	vm->kvm_fd = vm->vm_fd = -1;
 	for (i = 0; i < ncpus; i++) {
 		struct vcpu *v = calloc(1, sizeof(*v));
 
@@ -50,15 +48,8 @@ void fake_vm_new(struct fake_vm *f, unsigned ncpus, uint64_t ram_size, const cha
 		v->fd = -1;
 		vm->vcpus[i] = v;
 	}
-	pthread_mutex_init(&vm->end_lock, NULL);
-	pthread_mutex_init(&vm->task_lock, NULL);
 	/* hw mode's availability is the fuzz input's (hw_unavailable), never a real probe. */
-	pthread_mutex_init(&vm->hw_probe_lock, NULL);
 	vm->hw_probed = true;
-	pthread_cond_init(&vm->task_cond, NULL);
-	vm->end_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (vm->end_fd < 0)
-		die("eventfd failed");
 	if (serial_attach(vm, open("/dev/null", O_WRONLY | O_CLOEXEC), why, sizeof(why)) ||
 	    hw_watch_attach(vm, why, sizeof(why)))
 		die(why);

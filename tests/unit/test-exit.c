@@ -36,7 +36,8 @@ static void die(const char *what)
  */
 static struct vm *test_vm_new(void)
 {
-	struct vm *vm = calloc(1, sizeof(*vm));
+	struct vm_config cfg = { .ncpus = 1 };
+	struct vm *vm = vm_new(&cfg);
 	struct vcpu *v = calloc(1, sizeof(*v));
 
 	if (!vm || !v)
@@ -46,32 +47,20 @@ static struct vm *test_vm_new(void)
 	if (!vm->vcpus || !v->run)
 		die("out of memory");
 	memset(v->run, 0, RUN_AREA_SIZE);
-	vm->kvm_fd = vm->vm_fd = -1;
-	vm->ncpus = 1;
 	vm->vcpus[0] = v;
 	v->vm = vm;
 	v->fd = -1;
-	pthread_mutex_init(&vm->end_lock, NULL);
-	pthread_mutex_init(&vm->task_lock, NULL);
-	pthread_mutex_init(&vm->hw_probe_lock, NULL);
-	pthread_cond_init(&vm->task_cond, NULL);
-	vm->end_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (vm->end_fd < 0)
-		die("eventfd failed");
 	return vm;
 }
 
 static void test_vm_free(struct vm *vm)
 {
-	close(vm->end_fd);
-	pthread_mutex_destroy(&vm->end_lock);
-	pthread_mutex_destroy(&vm->task_lock);
-	pthread_mutex_destroy(&vm->hw_probe_lock);
-	pthread_cond_destroy(&vm->task_cond);
+	/* The vCPU and its kvm_run are the test's own, not vm_create's. */
 	free(vm->vcpus[0]->run);
 	free(vm->vcpus[0]);
 	free(vm->vcpus);
-	free(vm);
+	vm->vcpus = NULL;
+	vm_destroy(vm);
 }
 
 /* How many times vm_end woke the supervisor since the last look (0 or 1). */

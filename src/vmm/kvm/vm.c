@@ -149,15 +149,12 @@ static int vm_create_vcpus(struct vm *vm, char *why, size_t whylen)
 	return r;
 }
 
-int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t whylen)
+struct vm *vm_new(const struct vm_config *cfg)
 {
 	struct vm *vm = calloc(1, sizeof(*vm));
-	int r;
 
-	if (!vm) {
-		why_set(why, whylen, "out of memory");
-		return -ENOMEM;
-	}
+	if (!vm)
+		return NULL;
 	vm->cfg = *cfg;
 	vm->ncpus = cfg->ncpus;
 	vm->kvm_fd = vm->vm_fd = vm->end_fd = -1;
@@ -165,6 +162,22 @@ int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t wh
 	pthread_mutex_init(&vm->task_lock, NULL);
 	pthread_mutex_init(&vm->hw_probe_lock, NULL);
 	pthread_cond_init(&vm->task_cond, NULL);
+	/* Polled by the supervisor, never read there: non-blocking costs it nothing. */
+	vm->end_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (vm->end_fd < 0) {
+		vm_destroy(vm);
+		return NULL;
+	}
+	return vm;
+}
+
+int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t whylen)
+{
+	struct vm *vm = vm_new(cfg);
+	int r;
+
+	if (!vm)
+		return why_errno(why, whylen, errno ? errno : ENOMEM, "cannot make a VM");
 
 	r = kvm_open(vm, why, whylen);
 	if (r)
@@ -195,11 +208,6 @@ int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t wh
 	r = vm_create_vcpus(vm, why, whylen);
 	if (r)
 		goto err;
-	vm->end_fd = eventfd(0, EFD_CLOEXEC);
-	if (vm->end_fd < 0) {
-		r = why_errno(why, whylen, errno, "eventfd failed");
-		goto err;
-	}
 	*out = vm;
 	return 0;
 

@@ -133,6 +133,15 @@ static inline unsigned vm_ioapic_id(unsigned ncpus)
 }
 
 /*
+ * vm_new - a VM with no KVM behind it yet: @cfg, the locks, the end's
+ * eventfd and empty hook tables; RAM and vCPUs are vm_create's (or, in
+ * tests without /dev/kvm, the caller's, who then clears vm->ram and
+ * vm->vcpus before vm_destroy).  Returns NULL when out of memory or
+ * descriptors (errno says which).
+ */
+struct vm *vm_new(const struct vm_config *cfg);
+
+/*
  * vm_create - open /dev/kvm and build a VM for @cfg: guest RAM, the
  * in-kernel irqchip and cfg->ncpus vCPUs with their CPUID.  On success
  * stores the VM in @out.  Returns 0, or a negative errno with a message for
