@@ -31,19 +31,20 @@ const char *fault_vector_name(unsigned vector)
 /* Print @r for vCPU @cpu; @c adds CR0/CR4/EFER when not NULL.  stderr is locked. */
 static void print_regs(unsigned cpu, const struct csan_regs *r, const struct guest_cregs *c)
 {
-	log_error("vCPU %u registers:\ncsan-vmm: RIP %016" PRIx64 " RFLAGS %016" PRIx64
-		  " CS %04" PRIx64 " SS %04" PRIx64 "\ncsan-vmm: RAX %016" PRIx64 " RBX %016" PRIx64
-		  " RCX %016" PRIx64 " RDX %016" PRIx64 "\ncsan-vmm: RSI %016" PRIx64
-		  " RDI %016" PRIx64 " RBP %016" PRIx64 " RSP %016" PRIx64
-		  "\ncsan-vmm: R8 %016" PRIx64 " R9 %016" PRIx64 " R10 %016" PRIx64
-		  " R11 %016" PRIx64 "\ncsan-vmm: R12 %016" PRIx64 " R13 %016" PRIx64
-		  " R14 %016" PRIx64 " R15 %016" PRIx64,
-		  cpu, r->rip, r->rflags, r->cs, r->ss, r->rax, r->rbx, r->rcx, r->rdx, r->rsi,
-		  r->rdi, r->rbp, r->rsp, r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14,
-		  r->r15);
+	log_error("vCPU %u registers:", cpu);
+	log_error("  RIP %016" PRIx64 "  RFLAGS %016" PRIx64 "  CS %04" PRIx64 "  SS %04" PRIx64,
+		  r->rip, r->rflags, r->cs, r->ss);
+	log_error("  RAX %016" PRIx64 "  RBX %016" PRIx64 "  RCX %016" PRIx64 "  RDX %016" PRIx64,
+		  r->rax, r->rbx, r->rcx, r->rdx);
+	log_error("  RSI %016" PRIx64 "  RDI %016" PRIx64 "  RBP %016" PRIx64 "  RSP %016" PRIx64,
+		  r->rsi, r->rdi, r->rbp, r->rsp);
+	log_error("  R8  %016" PRIx64 "  R9  %016" PRIx64 "  R10 %016" PRIx64 "  R11 %016" PRIx64,
+		  r->r8, r->r9, r->r10, r->r11);
+	log_error("  R12 %016" PRIx64 "  R13 %016" PRIx64 "  R14 %016" PRIx64 "  R15 %016" PRIx64,
+		  r->r12, r->r13, r->r14, r->r15);
 	if (c)
-		log_error(" CR0 %016" PRIx64 " CR2 %016" PRIx64 " CR3 %016" PRIx64
-			  " CR4 %016" PRIx64 " EFER %" PRIx64,
+		log_error("  CR0 %016" PRIx64 "  CR2 %016" PRIx64 "  CR3 %016" PRIx64
+			  "  CR4 %016" PRIx64 "  EFER %" PRIx64,
 			  c->cr0, r->cr2, r->cr3, c->cr4, c->efer);
 	else
 		log_error("  CR2 %016" PRIx64 "  CR3 %016" PRIx64, r->cr2, r->cr3);
@@ -189,7 +190,7 @@ static void report_internal_error(struct vcpu *vcpu)
 		for (i = 0; i < len; i++)
 			fprintf(stderr, " %02x", run->emulation_failure.insn_bytes[i]);
 		fprintf(stderr,
-			"\ncsan-vmm: (KVM without hardware virtualization, such as PVM, "
+			"\n" LOG_PREFIX "(KVM without hardware virtualization, such as PVM, "
 			"emulates guest kernel code and lacks some instructions: build the "
 			"guest for general registers only, without POPCNT, XSAVE, SMAP or INT3)\n");
 		return;
