@@ -226,7 +226,7 @@ static int hook_count_exit(struct vm *vm, struct vcpu *vcpu, void *ctx)
 
 static void add_port_dev(struct vm *vm, uint16_t base, uint32_t len, struct port_dev *d)
 {
-	if (pio_register(&vm->pio, base, len, "test-dev", port_dev_io, d))
+	if (pio_register(&vm->pio, base, len, "test-dev", port_dev_io, d, NULL, 0))
 		die("pio_register failed");
 }
 
@@ -669,8 +669,8 @@ static void test_registration(void)
 	CHECK_EQ_U64(h2.calls, 1);
 
 	/* Two devices never answer one port: the first keeps it. */
-	CHECK(pio_register(&vm->pio, 0x3f8, 8, "uart", port_dev_io, &p1) == 0);
-	CHECK(pio_register(&vm->pio, 0x3fc, 8, "overlap", port_dev_io, &p2) == -EBUSY);
+	CHECK(pio_register(&vm->pio, 0x3f8, 8, "uart", port_dev_io, &p1, NULL, 0) == 0);
+	CHECK(pio_register(&vm->pio, 0x3fc, 8, "overlap", port_dev_io, &p2, NULL, 0) == -EBUSY);
 	set_io(v, KVM_EXIT_IO_OUT, 0x3fc, 1, 1);
 	CHECK(dispatch(v) == VCPU_RESUME);
 	CHECK_EQ_U64(p1.calls, 1);

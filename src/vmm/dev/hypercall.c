@@ -120,15 +120,10 @@ int hc_pio(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *
 int hc_attach_ports(struct vm *vm, char *why, size_t whylen)
 {
 	struct hc_table *t = vm_zalloc(vm, sizeof(*t), "hypercalls", why, whylen);
-	int r;
 
 	if (!t)
 		return -ENOMEM;
 	vm->hc = t;
-	r = pio_register(&vm->pio, CSAN_HC_PORT_BASE, CSAN_HC_PORT_COUNT, "hypercalls", hc_pio,
-			 NULL);
-	if (r)
-		return why_errno(why, whylen, -r,
-				 "internal error: cannot register the hypercall ports");
-	return 0;
+	return pio_register(&vm->pio, CSAN_HC_PORT_BASE, CSAN_HC_PORT_COUNT, "hypercall ports",
+			    hc_pio, NULL, why, whylen);
 }

@@ -395,11 +395,10 @@ int serial_attach(struct vm *vm, int out_fd, char *why, size_t whylen)
 		return r;
 	}
 	vm->serial = s;
-	r = pio_register(&vm->pio, CSAN_COM1_PORT, SERIAL_NPORTS, "16550", serial_pio, s);
-	if (r)
-		return why_errno(why, whylen, -r,
-				 "internal error: cannot register the UART's ports");
-	r = vm_hook_add(vm, VM_HOOK_BEFORE_FAULT, "16550", flush_before_fault, s, why, whylen);
+	r = pio_register(&vm->pio, CSAN_COM1_PORT, SERIAL_NPORTS, "16550", serial_pio, s, why,
+			 whylen);
+	if (!r)
+		r = vm_hook_add(vm, VM_HOOK_BEFORE_FAULT, "16550", flush_before_fault, s, why, whylen);
 	if (!r)
 		r = vm_hook_add(vm, VM_HOOK_RUN_END, "16550", flush_at_end, s, why, whylen);
 	return r;

@@ -3,6 +3,7 @@
 #define CSAN_VMM_PIO_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct vcpu;
@@ -34,12 +35,13 @@ struct pio_bus {
 
 /*
  * pio_register - give ports [@base, @base + @len) to device @name.
- * Returns 0, -EBUSY when the range overlaps one already registered (a
- * set-up bug: two devices must not answer one port), -ENOSPC when the
- * table is full, -EINVAL for an empty range or one past port 0xffff.
+ * Returns 0; -EBUSY when the range overlaps one already registered (a
+ * set-up bug: two devices must not answer one port; @why names both),
+ * -ENOSPC when the table is full, -EINVAL for an empty range or one past
+ * port 0xffff.  @why may be NULL.
  */
 int pio_register(struct pio_bus *bus, uint16_t base, uint32_t len, const char *name, pio_handler fn,
-		 void *ctx);
+		 void *ctx, char *why, size_t whylen);
 
 /* pio_find - the range owning @port, or NULL when no device does. */
 const struct pio_range *pio_find(const struct pio_bus *bus, uint16_t port);

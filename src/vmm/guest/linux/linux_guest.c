@@ -209,17 +209,6 @@ static int route_pc_irqs(struct vm *vm, char *why, size_t whylen)
 }
 
 /* Register a port range of ours; a clash is a set-up bug, said plainly. */
-static int add_ports(struct vm *vm, uint16_t base, uint32_t len, const char *name, pio_handler fn,
-		     void *ctx, char *why, size_t whylen)
-{
-	int rc = pio_register(&vm->pio, base, len, name, fn, ctx);
-
-	if (rc)
-		snprintf(why, whylen, "internal error: cannot give ports %#x+%u to the %s: %s",
-			 base, len, name, strerror(-rc));
-	return rc;
-}
-
 /* COM1's interrupt line, through KVM's 8259s and I/O APIC (route_pc_irqs). */
 static void serial_irq(void *ctx, bool level)
 {
@@ -263,19 +252,20 @@ static int linux_setup(struct vm *vm, char *why, size_t whylen)
 	if (!rc)
 		serial_set_irq(vm->serial, serial_irq, vm);
 	if (!rc)
-		rc = add_ports(vm, CMOS_PORT_INDEX, CMOS_NPORTS, "RTC", cmos_io, &ls->cmos, why,
-			       whylen);
+		rc = pio_register(&vm->pio, CMOS_PORT_INDEX, CMOS_NPORTS, "RTC", cmos_io, &ls->cmos,
+				  why, whylen);
 	if (!rc)
-		rc = add_ports(vm, I8042_PORT_DATA, 1, "i8042", i8042_io, &ls->ports, why, whylen);
+		rc = pio_register(&vm->pio, I8042_PORT_DATA, 1, "i8042", i8042_io, &ls->ports, why,
+				  whylen);
 	if (!rc)
-		rc = add_ports(vm, I8042_PORT_COMMAND, 1, "i8042", i8042_io, &ls->ports, why,
-			       whylen);
+		rc = pio_register(&vm->pio, I8042_PORT_COMMAND, 1, "i8042", i8042_io, &ls->ports,
+				  why, whylen);
 	if (!rc)
-		rc = add_ports(vm, PCI_CONF1_PORT, PCI_CONF1_NPORTS, "PCI configuration space",
-			       pci_conf1_io, &ls->ports, why, whylen);
+		rc = pio_register(&vm->pio, PCI_CONF1_PORT, PCI_CONF1_NPORTS,
+				  "PCI configuration space", pci_conf1_io, &ls->ports, why, whylen);
 	if (!rc)
-		rc = add_ports(vm, ACPI_PM_PORT, ACPI_PM_NPORTS, "ACPI PM", acpi_pm_io, &ls->ports,
-			       why, whylen);
+		rc = pio_register(&vm->pio, ACPI_PM_PORT, ACPI_PM_NPORTS, "ACPI PM", acpi_pm_io,
+				  &ls->ports, why, whylen);
 	return rc;
 }
 

@@ -14,7 +14,8 @@
 #include "vmm/kvm/vcpu.h"
 #include "watch/sym.h"
 
-/* preempt_count bits that make in_task() false (include/linux/preempt.h): NMI, hardirq, serving softirq. */
+/* preempt_count bits that make in_task() false (include/linux/preempt.h): NMI, hardirq, serving
+ * softirq. */
 #define LINUX_NOT_TASK_MASK 0x00ff0100u
 
 int linux_layout_find(struct sym *sym, uint64_t near, struct linux_layout *out, char *why,
@@ -29,12 +30,11 @@ int linux_layout_find(struct sym *sym, uint64_t near, struct linux_layout *out, 
 	}
 	out->have_task = sym_addr_of(sym, "current_task", 0, &out->pc_current, NULL) == 0 &&
 			 sym_member_offset(sym, near, "task_struct", "pid", &out->task_pid) == 0;
-	out->have_ctx = out->have_task &&
-			sym_addr_of(sym, "kcsan_cpu_ctx", 0, &out->pc_cpu_ctx, NULL) == 0 &&
-			sym_member_offset(sym, near, "task_struct", "kcsan_ctx", &out->task_ctx) ==
-				0 &&
-			sym_member_offset(sym, near, "kcsan_ctx", "disable_count",
-					  &out->ctx_disable) == 0;
+	out->have_ctx =
+		out->have_task &&
+		sym_addr_of(sym, "kcsan_cpu_ctx", 0, &out->pc_cpu_ctx, NULL) == 0 &&
+		sym_member_offset(sym, near, "task_struct", "kcsan_ctx", &out->task_ctx) == 0 &&
+		sym_member_offset(sym, near, "kcsan_ctx", "disable_count", &out->ctx_disable) == 0;
 	return 0;
 }
 
@@ -80,8 +80,7 @@ uint32_t linux_view_task_id(struct vcpu *vcpu, const struct linux_layout *l)
 	return pid;
 }
 
-bool linux_view_checking_disabled(struct vcpu *vcpu, const struct linux_layout *l,
-				  uint32_t context)
+bool linux_view_checking_disabled(struct vcpu *vcpu, const struct linux_layout *l, uint32_t context)
 {
 	uint64_t ctx;
 	uint32_t n = 0;

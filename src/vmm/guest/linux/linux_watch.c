@@ -729,11 +729,9 @@ int linux_watch_start(struct vm *vm, struct linux_watch **out, char *why, size_t
 	rc = linux_layout_find(vm->sym, lw->fn, &lw->layout, why, whylen);
 	if (rc)
 		goto fail;
-	rc = pio_register(&vm->pio, LW_PORT, 1, "KCSAN watch traps", trap_io, lw);
-	if (rc) {
-		snprintf(why, whylen, "port %#x for the KCSAN traps is taken", LW_PORT);
+	rc = pio_register(&vm->pio, LW_PORT, 1, "KCSAN watch traps", trap_io, lw, why, whylen);
+	if (rc)
 		goto fail;
-	}
 	exits_set(lw, true);
 	site_set(lw, &lw->plan.entry, true);
 	hw_watch_set_view(vm->hw, &linux_view);
