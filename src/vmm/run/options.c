@@ -98,8 +98,8 @@ void options_usage(FILE *f)
 		"\n"
 		"  -c, --cpus=N          vCPUs to start (1-%d, default %d)\n"
 		"  -m, --memory=SIZE     guest RAM, suffix K, M or G; a bare number\n"
-		"                        is MiB (default 64M, for Linux 512M; at least\n"
-		"                        16M, below 3G)\n"
+		"                        is MiB (default %lluM, for Linux %lluM; at\n"
+		"                        least %lluM, at most %lluG)\n"
 		"  -a, --append=STRING   add STRING to the guest command line (for\n"
 		"                        Linux, after the default console=ttyS0)\n"
 		"      --guest=KIND      auto (default): a PVH kernel with the csan-vmm\n"
@@ -167,14 +167,17 @@ void options_usage(FILE *f)
 		"fault, panic, timeout); 130 interrupted.  With --compare: 1 if any\n"
 		"run reported a race, 0 if none; 2 or 3 if any run ended so (2 first).\n"
 		"See csan-vmm(1).\n",
-		CSAN_MAX_CPUS, OPT_DEFAULT_CPUS, OPT_DEFAULT_SCENARIO, OPT_DEFAULT_SANDBOX_NAME);
+		CSAN_MAX_CPUS, OPT_DEFAULT_CPUS, OPT_DEFAULT_MEMORY >> 20,
+		(unsigned long long)linux_profile.default_mem_bytes >> 20, OPT_MIN_MEMORY >> 20,
+		(unsigned long long)CSAN_RAM_LIMIT >> 30, OPT_DEFAULT_SCENARIO,
+		OPT_DEFAULT_SANDBOX_NAME);
 }
 
 static int usage_error(FILE *errf, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs(LOG_PREFIX "", errf);
+	fputs(LOG_PREFIX, errf);
 	va_start(ap, fmt);
 	vfprintf(errf, fmt, ap);
 	va_end(ap);
@@ -257,9 +260,9 @@ static int parse_memory(const char *arg, struct options *o, FILE *errf)
 	if (options_parse_size(arg, &v))
 		return usage_error(errf, "--memory: '%s' is not a size such as 64M or 1G", arg);
 	if (v < OPT_MIN_MEMORY || v > CSAN_RAM_LIMIT)
-		return usage_error(errf,
-				   "--memory: %s is out of range: give at least 16M and at most 3G",
-				   arg);
+		return usage_error(
+			errf, "--memory: %s is out of range: give at least %lluM and at most %lluG",
+			arg, OPT_MIN_MEMORY >> 20, (unsigned long long)CSAN_RAM_LIMIT >> 30);
 	if (v & 0xfff)
 		return usage_error(errf, "--memory: %s is not a multiple of 4K", arg);
 	o->mem_bytes = v;
