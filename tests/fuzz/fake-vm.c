@@ -10,6 +10,7 @@
 
 #include "fake-vm.h"
 #include "vmm/guest/csan/hc_attach.h"
+#include "vmm/guest/csan/hc_hw.h"
 #include "vmm/guest/csan/hc_report.h"
 #include "vmm/hwwatch/hw_watch.h"
 #include "vmm/dev/hypercall.h"
@@ -61,7 +62,7 @@ void fake_vm_new(struct fake_vm *f, unsigned ncpus, uint64_t ram_size, const cha
 		die("eventfd failed");
 	if (serial_init(&vm->serial, ncpus, open("/dev/null", O_WRONLY | O_CLOEXEC)))
 		die("serial_init failed");
-	vm->hw = hw_engine_new();
+	vm->hw = hw_engine_new(ncpus);
 	if (!vm->hw)
 		die("hw_engine_new failed");
 	if (sym_elf && sym_open(sym_elf, &f->sym, why, sizeof(why)))
@@ -74,7 +75,7 @@ void fake_vm_new(struct fake_vm *f, unsigned ncpus, uint64_t ram_size, const cha
 	lo.interval_ms = REPORT_LOG_DEFAULT_INTERVAL_MS;
 	if (!lo.text || !lo.json || report_log_new(&lo, &vm->reports))
 		die("report_log_new failed");
-	if (hc_report_register() || hc_attach_register() || hw_watch_register())
+	if (hc_report_register() || hc_attach_register() || hc_hw_register())
 		die("hypercall registration failed");
 	f->vm = vm;
 }

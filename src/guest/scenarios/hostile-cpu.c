@@ -79,7 +79,7 @@ static void hostile_watch_work(void)
  * With two CPUs, CPU 1 keeps the detector watching meanwhile: in
  * hardware-watchpoint mode csan-vmm then loads its own registers on CPU 0
  * again and again, and must keep the guest's DR0 working through it
- * (hw_watch.c), so every write still traps exactly once.  Data
+ * (hwwatch/dr_share.c), so every write still traps exactly once.  Data
  * breakpoints fire on real KVM; PVM never fires them (HOST-FACTS), so the
  * count is printed and the test judges it per host.
  */
@@ -135,7 +135,7 @@ __attribute__((no_sanitize_thread)) static void debugreg_arm(unsigned long addr,
  * A MOV to DR7 does not leave the guest, so csan-vmm learns of the new
  * breakpoint only when it next loads its registers on this CPU, which
  * every hardware arm or disarm does; until then a watch of its own may
- * hold DR0 (hw_watch.c).  Two arms after ours, the first watch's disarm
+ * hold DR0 (hwwatch/dr_share.c).  Two arms after ours, the first watch's disarm
  * has been loaded here and no later watch takes DR0.  Without hw mode
  * the registers are the guest's at once.
  */

@@ -312,7 +312,7 @@ int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t wh
 		r = why_errno(why, whylen, errno, "eventfd failed");
 		goto err;
 	}
-	vm->hw = hw_engine_new();
+	vm->hw = hw_engine_new(vm->ncpus);
 	if (!vm->hw) {
 		r = -ENOMEM;
 		snprintf(why, whylen, "out of memory");

@@ -113,7 +113,7 @@ struct vm {
 	pthread_mutex_t hw_probe_lock;
 	bool hw_probed;
 	char hw_unavailable[256];
-	struct hw_engine *hw; /* the debug-register engine (hw_watch.c) */
+	struct hw_engine *hw; /* the debug-register engine (hwwatch/) */
 
 	/* Debug mode: ports and MMIO pages already reported (atomic bytes). */
 	uint8_t port_seen[65536];

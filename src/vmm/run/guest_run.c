@@ -15,6 +15,7 @@
 #include "vmm/image/elf_guest.h"
 #include "vmm/run/exit_status.h"
 #include "vmm/run/guest_run.h"
+#include "vmm/guest/csan/csan_view.h"
 #include "vmm/guest/csan/hc_attach.h"
 #include "vmm/hwwatch/hw_watch.h"
 #include "vmm/guest/linux/linux_guest.h"
@@ -242,6 +243,9 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (build_vm(g, prof, &cfg, cmdline, &vm))
 		goto out;
+	/* TODO(lead): moves into the csan profile's setup */
+	if (prof == &csan_profile)
+		csan_view_attach(vm);
 	vm->sym = pipe.sym;
 	vm->unw = pipe.unw;
 	vm->reports = pipe.log;

@@ -19,9 +19,9 @@
 #include "vmm/run/guest_path.h"
 #include "vmm/run/guest_run.h"
 #include "vmm/guest/csan/hc_attach.h"
+#include "vmm/guest/csan/hc_hw.h"
 #include "vmm/guest/csan/hc_report.h"
 #include "vmm/run/host_select.h"
-#include "vmm/hwwatch/hw_watch.h"
 #include "vmm/run/options.h"
 #include "vmm/kvm/probe.h"
 #include "vmm/guest/profile.h"
@@ -142,7 +142,7 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return status;
 	}
-	if (hc_report_register() || hc_attach_register() || hw_watch_register()) {
+	if (hc_report_register() || hc_attach_register() || hc_hw_register()) {
 		log_error("internal error: cannot register the hypercalls");
 		return EXIT_USAGE;
 	}
