@@ -79,19 +79,19 @@ static void hostile_watch_work(void)
  * With two CPUs, CPU 1 keeps the detector watching meanwhile: in
  * hardware-watchpoint mode csan-vmm then loads its own registers on CPU 0
  * again and again, and must keep the guest's DR0 working through it
- * (hw_watch.c), so every write still traps exactly once.  Data
+ * (hwwatch/dr_share.c), so every write still traps exactly once.  Data
  * breakpoints fire on real KVM; PVM never fires them (HOST-FACTS), so the
  * count is printed and the test judges it per host.
  */
-#define DEBUGREG_WRITES 100
+#define DEBUGREG_WRITES	   100
 #define DEBUGREG_SETTLE_MS 5000 /* most to wait for csan-vmm to see our DR7 */
-#define DEBUGREG_GAP_US 1000	/* spread the writes over CPU 1's watches */
-#define VECTOR_DB 1 /* #DB, the debug exception */
-#define DR7_L0 (1ul << 0)
-#define DR7_RW0_WRITE (1ul << 16)  /* R/W0 = 01: data writes (SDM 17.2.4) */
-#define DR7_LEN0_4 (3ul << 18)	   /* LEN0 = 11: 4 bytes */
-#define DR6_B0 (1ul << 0)
-#define DR6_RESET 0xffff0ff0ul
+#define DEBUGREG_GAP_US	   1000 /* spread the writes over CPU 1's watches */
+#define VECTOR_DB	   1	/* #DB, the debug exception */
+#define DR7_L0		   (1ul << 0)
+#define DR7_RW0_WRITE	   (1ul << 16) /* R/W0 = 01: data writes (SDM 17.2.4) */
+#define DR7_LEN0_4	   (3ul << 18) /* LEN0 = 11: 4 bytes */
+#define DR6_B0		   (1ul << 0)
+#define DR6_RESET	   0xffff0ff0ul
 
 static volatile uint32_t debugreg_target __aligned(8);
 static volatile unsigned int debugreg_hits;
@@ -124,8 +124,7 @@ __attribute__((no_sanitize_thread)) static bool debugreg_db(struct trap_frame *f
 	return true;
 }
 
-__attribute__((no_sanitize_thread)) static void debugreg_arm(unsigned long addr,
-							       unsigned long dr7)
+__attribute__((no_sanitize_thread)) static void debugreg_arm(unsigned long addr, unsigned long dr7)
 {
 	__asm__ __volatile__("mov %0, %%dr0" ::"r"(addr));
 	__asm__ __volatile__("mov %0, %%dr7" ::"r"(dr7));
@@ -135,7 +134,7 @@ __attribute__((no_sanitize_thread)) static void debugreg_arm(unsigned long addr,
  * A MOV to DR7 does not leave the guest, so csan-vmm learns of the new
  * breakpoint only when it next loads its registers on this CPU, which
  * every hardware arm or disarm does; until then a watch of its own may
- * hold DR0 (hw_watch.c).  Two arms after ours, the first watch's disarm
+ * hold DR0 (hwwatch/dr_share.c).  Two arms after ours, the first watch's disarm
  * has been loaded here and no later watch takes DR0.  Without hw mode
  * the registers are the guest's at once.
  */
@@ -207,7 +206,7 @@ CSAN_SCENARIO("debugreg-self",
  * without BS: a lost, doubled or mislabelled #DB shows.
  */
 #define STEP_BURSTS 300
-#define DR6_BS (1ul << 14)
+#define DR6_BS	    (1ul << 14)
 
 static volatile unsigned int step_traps, step_stray;
 static unsigned int step_min = ~0u, step_max;

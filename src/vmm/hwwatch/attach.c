@@ -30,7 +30,7 @@ int hw_watch_attach(struct vm *vm, char *why, size_t whylen)
 	 * In soft mode too: a debug exit the guest's own breakpoints cause
 	 * goes back to it as the #DB it would have seen without us.
 	 */
-	vm->hw = hw_engine_new();
+	vm->hw = hw_engine_new(vm->ncpus);
 	if (!vm->hw) {
 		why_set(why, whylen, "out of memory");
 		return -ENOMEM;

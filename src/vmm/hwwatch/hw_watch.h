@@ -14,11 +14,12 @@ struct vcpu;
 struct hw_engine;
 
 /*
- * hw_engine_new - the per-VM state of hardware watches: which debug
- * registers hold which guest watch, what each caught.  Returns NULL when
- * out of memory.  hw_engine_free releases it (NULL is a no-op).
+ * hw_engine_new - the per-VM state of hardware watches for @ncpus vCPUs
+ * (ids 0 .. @ncpus-1): which debug registers hold which guest watch on
+ * each, what each watch caught.  Returns NULL when out of memory.
+ * hw_engine_free releases it (NULL is a no-op).
  */
-struct hw_engine *hw_engine_new(void);
+struct hw_engine *hw_engine_new(unsigned ncpus);
 void hw_engine_free(struct hw_engine *hw);
 
 /*
@@ -48,11 +49,12 @@ struct hw_watch_result {
 };
 
 /*
- * How the engine reads a guest that published no csan control block (a
- * Linux kernel): what a trapping vCPU runs (task or interrupt, which
- * task), whether it made its access with checking disabled, and whether
- * a PC is the sanitizer's own code.  Called on the trapping vCPU's
- * thread.  Without a view the bundled guest's control block is read.
+ * How the engine reads the guest, which each guest profile gives it
+ * (guest/csan/csan_view.c, guest/linux/linux_watch.c): what a trapping
+ * vCPU runs (task or interrupt, which task), whether it made its access
+ * with checking disabled, and whether a PC is the sanitizer's own code.
+ * Called on the trapping vCPU's thread.  Without a view every hit counts
+ * as a task's, with checking on.
  */
 struct hw_guest_view {
 	uint32_t (*context)(struct vcpu *vcpu);
@@ -80,9 +82,6 @@ int hw_watch_arm(struct vcpu *vcpu, uint64_t addr, uint32_t *size, uint32_t acce
  * watch @vcpu armed, or VCPU_STOP after vm_end() on a host error.
  */
 int hw_watch_disarm(struct vcpu *vcpu, uint32_t ticket, struct hw_watch_result *res);
-
-/* hw_watch_register - serve CSAN_HC_HW_ARM and CSAN_HC_HW_DISARM.  Returns 0 or -EINVAL. */
-int hw_watch_register(struct vm *vm, char *why, size_t whylen);
 
 /*
  * hw_watch_debug_exit - a KVM_EXIT_DEBUG on @vcpu (its own thread): a

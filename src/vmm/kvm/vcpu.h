@@ -6,11 +6,11 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <linux/kvm.h>
 
 #include "vmm/kvm/hooks.h"
-#include "watch/debugreg.h"
 
 struct vm;
 
@@ -40,27 +40,6 @@ struct vcpu {
 	int (*task_fn)(struct vcpu *vcpu, void *arg);
 	void *task_arg;
 	int task_ret;
-
-	/*
-	 * What its debug registers hold (hw_watch.c, its own thread only):
-	 * the engine generation, the slots and the watch owning each, and
-	 * the slots loaded with the guest's own breakpoints.  A debug exit
-	 * is judged by these, not by the engine's newer state.  And the
-	 * guest's own DR0-DR3/DR7 as last read, to undo KVM's copying ours
-	 * over them (hw_watch.c, repair_guest_debugregs).
-	 */
-	uint64_t hw_gen;
-	struct dr_slot hw_slots[DR_NUM_SLOTS];
-	uint32_t hw_tickets[DR_NUM_SLOTS];
-	unsigned hw_guest_slots;
-	/*
-	 * The registers as loaded, and per slot the watch this vCPU no
-	 * longer traps on: it hit that watch once already (hw_watch.c,
-	 * mute_after_hit).
-	 */
-	struct kvm_guest_debug hw_dbg;
-	uint32_t hw_muted[DR_NUM_SLOTS];
-	uint64_t hw_guest_db[DR_NUM_SLOTS], hw_guest_dr7;
 };
 
 /*

@@ -19,7 +19,6 @@
 #include "vmm/run/guest_path.h"
 #include "vmm/run/guest_run.h"
 #include "vmm/run/host_select.h"
-#include "vmm/hwwatch/hw_watch.h"
 #include "vmm/run/options.h"
 #include "vmm/kvm/probe.h"
 #include "vmm/guest/profile.h"

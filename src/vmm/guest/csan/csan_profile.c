@@ -10,11 +10,12 @@
 #include "vmm/dev/hypercall.h"
 #include "vmm/dev/serial.h"
 #include "vmm/guest/csan/hc_attach.h"
+#include "vmm/guest/csan/csan_view.h"
 #include "vmm/guest/csan/hc_basic.h"
+#include "vmm/guest/csan/hc_hw.h"
 #include "vmm/guest/csan/hc_report.h"
 #include "vmm/guest/csan/csan_profile.h"
 #include "vmm/guest/profile.h"
-#include "vmm/hwwatch/hw_watch.h"
 #include "vmm/kvm/vm.h"
 #include "vmm/run/options.h"
 
@@ -50,7 +51,7 @@ int csan_hypercalls_attach(struct vm *vm, char *why, size_t whylen)
 	if (!r)
 		r = hc_report_register(vm, why, whylen);
 	if (!r)
-		r = hw_watch_register(vm, why, whylen);
+		r = hc_hw_register(vm, why, whylen);
 	return r;
 }
 
@@ -69,6 +70,8 @@ static int csan_setup(struct vm *vm, char *why, size_t whylen)
 	}
 	pthread_mutex_init(&cs->lock, NULL);
 	vm->profile_state = cs;
+	/* The watch engine reads this guest through its control block. */
+	csan_view_attach(vm);
 	return csan_hypercalls_attach(vm, why, whylen);
 }
 
