@@ -345,7 +345,7 @@ expect_watch_mode() {
 }
 
 # expect_hw_hits_bounded: a vCPU traps on a watch once, then no more while
-# it lives (dr_share.c, hw_mute_after_hit): the engine's hits are at most
+# it lives (hwwatch/dr_share.c, hw_mute_after_hit): the engine's hits are at most
 # one per armed watch and vCPU.  Without that a racing loop traps on each
 # of its accesses while a watch lives.
 expect_hw_hits_bounded() {

@@ -3,7 +3,7 @@
 # against test_kernel_write_uninstrumented, which is __no_kcsan: KCSAN
 # alone (soft mode) can only say "race at unknown origin" with the
 # reader's stack.  In hw mode csan-vmm backs KCSAN's watchpoints with
-# debug registers on every vCPU (src/vmm/linux_watch.c) and names the
+# debug registers on every vCPU (src/vmm/guest/linux/linux_watch.c) and names the
 # writer with its stack, seen by a host debug register.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/linux/lib.sh"

@@ -1,7 +1,7 @@
 # race-test-hw.sh: the test kernel's built-in race test
 # (tools/linux/race-test, csan_race_test=1) on 2 vCPUs in hw mode, where
 # csan-vmm backs stock KCSAN's watchpoints with debug registers
-# (src/vmm/linux_watch.c).  What soft mode cannot name, hw mode must, with
+# (src/vmm/guest/linux/linux_watch.c).  What soft mode cannot name, hw mode must, with
 # both stacks and a host debug register on the other side:
 #   uninstr-writer  the uninstrumented writer against the instrumented reader;
 #   irq-same-cpu    the uninstrumented irq_work handler that interrupts

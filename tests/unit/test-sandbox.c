@@ -1,5 +1,5 @@
 /*
- * test-sandbox.c: the vCPU sandbox (sandbox.c) on a thread of a forked
+ * test-sandbox.c: the vCPU sandbox (kvm/sandbox.c) on a thread of a forked
  * child: what a vCPU thread needs still works, each kind of refused call
  * ends the child with status 2 and a message naming the call, and the
  * other threads stay unfiltered.
@@ -191,7 +191,7 @@ int main(void)
 	 * SIGSYS from the filter arrives inside a system call it intercepts:
 	 * the trapped thread deadlocks on TSan's locks instead of printing
 	 * and exiting.  That is why TSan builds run with --sandbox=off by
-	 * default (sandbox.h); the filter itself is tested in the other
+	 * default (kvm/sandbox.h); the filter itself is tested in the other
 	 * builds.
 	 */
 	printf("SKIP: the seccomp trap path cannot run under ThreadSanitizer "

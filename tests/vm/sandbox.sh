@@ -7,7 +7,7 @@
 . "$top_srcdir/tests/lib.sh"
 require_vm_env
 
-# Sanitizer builds start with the sandbox off (configure.ac, options.c).
+# Sanitizer builds start with the sandbox off (configure.ac, run/options.c).
 default_mode=2
 grep -q '^#define CSAN_SANITIZED_BUILD 1' "$top_builddir/config.h" && default_mode=0
 

@@ -7,7 +7,7 @@
 #define MS 1000000ull
 #define T0 (1000 * MS)
 
-/* 20% of wall time, 50 ms saved up at most: what linux_watch.c uses. */
+/* 20% of wall time, 50 ms saved up at most: what guest/linux/linux_watch.c uses. */
 static struct arm_budget b;
 
 static void fresh(void)
