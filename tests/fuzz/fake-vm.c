@@ -11,6 +11,7 @@
 #include "fake-vm.h"
 #include "vmm/dev/serial.h"
 #include "vmm/guest/csan/csan_profile.h"
+#include "vmm/guest/csan/csan_state.h"
 #include "vmm/hwwatch/hw_watch.h"
 #include "vmm/dev/hypercall.h"
 #include "watch/report_log.h"
@@ -77,9 +78,9 @@ void fake_vm_reset(struct fake_vm *f)
 
 	vm->ended = false;
 	vm->stop = 0;
-	vm->control = NULL;
-	vm->control_ncounters = 0;
-	vm->control_size = 0;
+	csan_state(vm)->control = NULL;
+	csan_state(vm)->control_ncounters = 0;
+	csan_state(vm)->control_size = 0;
 	vm->watch_hw = 0;
 	/*
 	 * Only an ended run wrote the eventfd: drain it then, and spare the

@@ -7,6 +7,7 @@
 
 #include "csan/abi.h"
 #include "fake-vm.h"
+#include "vmm/guest/csan/csan_state.h"
 #include "csan/abi.h"
 #include "vmm/run/control_cmd.h"
 
@@ -43,9 +44,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	block.size = sizeof(block);
 	block.ncounters = CSAN_COUNTER_MAX;
 	if (data[0] & 1) {
-		vm->control = &block;
-		vm->control_ncounters = CSAN_COUNTER_MAX;
-		vm->control_size = sizeof(block);
+		csan_state(vm)->control = &block;
+		csan_state(vm)->control_ncounters = CSAN_COUNTER_MAX;
+		csan_state(vm)->control_size = sizeof(block);
 	}
 	snprintf(vm->hw_unavailable, sizeof(vm->hw_unavailable), "%s",
 		 data[0] & 2 ? "fuzzing: no debug registers" : "");

@@ -7,7 +7,7 @@
 
 #include "csan/abi.h"
 #include "vmm/run/compare_table.h"
-#include "vmm/run/exit_status.h"
+#include "vmm/base/exit_status.h"
 #include "vmm/console/status_line.h"
 #include "watch/report_log.h"
 #include "check.h"
@@ -35,8 +35,12 @@ static void add(struct compare_table *t, size_t scen, enum compare_mode m, const
 		const char *title, uint64_t count, double first, unsigned other)
 {
 	struct report_log_race r = {
-		.signature = sig, .title = title, .count = count, .first_seen = first,
-		.other_mechanisms = other, .mechanisms = other | SOFT_BIT,
+		.signature = sig,
+		.title = title,
+		.count = count,
+		.first_seen = first,
+		.other_mechanisms = other,
+		.mechanisms = other | SOFT_BIT,
 	};
 
 	CHECK_EQ_U64(compare_table_add_race(t, scen, m, &r), 0);
@@ -57,20 +61,25 @@ static void set_run(struct compare_table *t, size_t scen, enum compare_mode m, i
 /* Two modes, one race both find, one only hw finds, one soft sees one-sided. */
 static void fill_both(struct compare_table *t)
 {
-	*t = (struct compare_table){ .seed = 42, .timeout_s = 120, .cpus = 2, .hw_available = true };
+	*t = (struct compare_table){
+		.seed = 42, .timeout_s = 120, .cpus = 2, .hw_available = true
+	};
 	CHECK_EQ_U64(compare_table_add_scenario(t, "counter-nolock"), 0);
 	CHECK_EQ_U64(compare_table_add_scenario(t, "writer-assert-uninstr"), 1);
 	add(t, 0, COMPARE_SOFT, "data-race:inc/inc", "BUG: KCSAN: data-race in inc / inc", 812,
 	    0.412, SOFT_BIT);
 	add(t, 0, COMPARE_HW, "data-race:inc/inc", "BUG: KCSAN: data-race in inc / inc", 799, 0.398,
 	    HW_BIT);
-	add(t, 1, COMPARE_SOFT, "unknown-origin:w", "BUG: KCSAN: data-race in w+0x4/0x10", 3, 2.5, 0);
+	add(t, 1, COMPARE_SOFT, "unknown-origin:w", "BUG: KCSAN: data-race in w+0x4/0x10", 3, 2.5,
+	    0);
 	add(t, 1, COMPARE_HW, "assert-race:w/x", "BUG: KCSAN: assert: race in w / x", 12, 1.25,
 	    HW_BIT | SOFT_BIT);
 	set_run(t, 0, COMPARE_SOFT, EXIT_RACES, 3.2,
-		"csan-result: scenario=counter-nolock status=pass reports=812 elapsed_ms=3000", 812);
+		"csan-result: scenario=counter-nolock status=pass reports=812 elapsed_ms=3000",
+		812);
 	set_run(t, 0, COMPARE_HW, EXIT_RACES, 9.6,
-		"csan-result: scenario=counter-nolock status=pass reports=799 elapsed_ms=9000", 799);
+		"csan-result: scenario=counter-nolock status=pass reports=799 elapsed_ms=9000",
+		799);
 	set_run(t, 1, COMPARE_SOFT, EXIT_RACES, 1.0,
 		"csan-result: scenario=writer-assert-uninstr status=pass elapsed_ms=1000", 3);
 	set_run(t, 1, COMPARE_HW, EXIT_RACES, 2.0,
@@ -87,20 +96,28 @@ static void test_text_both_modes(void)
 	s = capture(&t, false);
 	CHECK_CONTAINS(s, "csan-vmm --compare: seed 42, timeout 120 s, 2 vCPUs, 2 scenarios\n");
 	CHECK(!strstr(s, "hw mode not run"));
-	CHECK_CONTAINS(s, "  scenario                 soft     first  seen by                         "
-			  "    hw     first  seen by                         race\n");
-	CHECK_CONTAINS(s, "  counter-nolock            812    0.412s  soft-watchpoint                 "
-			  "   799    0.398s  debug-register                  data-race in inc / inc\n");
-	CHECK_CONTAINS(s, "  writer-assert-uninstr       3    2.500s  unseen                          "
-			  "     -         -  -                               data-race in w+0x4/0x10\n");
-	CHECK_CONTAINS(s, "  writer-assert-uninstr       -         -  -                               "
-			  "    12    1.250s  soft-watchpoint+debug-register  assert: race in w / x\n");
-	CHECK_CONTAINS(s, "  counter-nolock            1  pass        3.20s      3.00s     1  pass    "
-			  "    9.60s      9.00s     3.00x\n");
-	CHECK_CONTAINS(s, "  writer-assert-uninstr     1  pass        1.00s      1.00s     1  fail    "
-			  "    2.00s      1.50s     2.00x\n");
-	CHECK_CONTAINS(s, "totals: soft: 2 distinct races, 815 reports, wall 4.20 s, guest 4.00 s\n");
-	CHECK_CONTAINS(s, "        hw:   2 distinct races, 811 reports, wall 11.60 s, guest 10.50 s\n");
+	CHECK_CONTAINS(s,
+		       "  scenario                 soft     first  seen by                         "
+		       "    hw     first  seen by                         race\n");
+	CHECK_CONTAINS(
+		s, "  counter-nolock            812    0.412s  soft-watchpoint                 "
+		   "   799    0.398s  debug-register                  data-race in inc / inc\n");
+	CHECK_CONTAINS(
+		s, "  writer-assert-uninstr       3    2.500s  unseen                          "
+		   "     -         -  -                               data-race in w+0x4/0x10\n");
+	CHECK_CONTAINS(s,
+		       "  writer-assert-uninstr       -         -  -                               "
+		       "    12    1.250s  soft-watchpoint+debug-register  assert: race in w / x\n");
+	CHECK_CONTAINS(s,
+		       "  counter-nolock            1  pass        3.20s      3.00s     1  pass    "
+		       "    9.60s      9.00s     3.00x\n");
+	CHECK_CONTAINS(s,
+		       "  writer-assert-uninstr     1  pass        1.00s      1.00s     1  fail    "
+		       "    2.00s      1.50s     2.00x\n");
+	CHECK_CONTAINS(s,
+		       "totals: soft: 2 distinct races, 815 reports, wall 4.20 s, guest 4.00 s\n");
+	CHECK_CONTAINS(
+		s, "        hw:   2 distinct races, 811 reports, wall 11.60 s, guest 10.50 s\n");
 	CHECK_CONTAINS(s, "        found by both 1, soft only 1, hw only 1; hw/soft slowdown 2.76x "
 			  "wall, 2.62x guest\n");
 	CHECK_EQ_U64(compare_exit_status(&t), EXIT_RACES);
@@ -122,17 +139,19 @@ static void test_json_both_modes(void)
 	CHECK_CONTAINS(s, "{\"scenario\":\"counter-nolock\",\"mode\":\"hw\",\"ran\":true,"
 			  "\"exit_status\":1,\"result\":\"pass\",\"wall_s\":9.600000,"
 			  "\"guest_s\":9.000000,\"reports\":799}");
-	CHECK_CONTAINS(s, "{\"scenario\":\"writer-assert-uninstr\",\"signature\":\"assert-race:w/x\","
-			  "\"title\":\"BUG: KCSAN: assert: race in w / x\",\"soft\":null,"
-			  "\"hw\":{\"count\":12,\"first_seen\":1.250000,"
-			  "\"other_side_seen_by\":\"soft-watchpoint+debug-register\"}}");
+	CHECK_CONTAINS(s,
+		       "{\"scenario\":\"writer-assert-uninstr\",\"signature\":\"assert-race:w/x\","
+		       "\"title\":\"BUG: KCSAN: assert: race in w / x\",\"soft\":null,"
+		       "\"hw\":{\"count\":12,\"first_seen\":1.250000,"
+		       "\"other_side_seen_by\":\"soft-watchpoint+debug-register\"}}");
 	CHECK_CONTAINS(s, "\"soft\":{\"count\":3,\"first_seen\":2.500000,"
 			  "\"other_side_seen_by\":\"unseen\"},\"hw\":null}");
-	CHECK_CONTAINS(s, "\"totals\":{\"soft\":{\"distinct\":2,\"reports\":815,\"wall_s\":4.200000,"
-			  "\"guest_s\":4.000000},\"hw\":{\"distinct\":2,\"reports\":811,"
-			  "\"wall_s\":11.600000,\"guest_s\":10.500000},\"both\":1,\"both_one_sided\":0,"
-			  "\"soft_only\":1,"
-			  "\"hw_only\":1,\"slowdown_wall\":2.761905,\"slowdown_guest\":2.625000}");
+	CHECK_CONTAINS(
+		s, "\"totals\":{\"soft\":{\"distinct\":2,\"reports\":815,\"wall_s\":4.200000,"
+		   "\"guest_s\":4.000000},\"hw\":{\"distinct\":2,\"reports\":811,"
+		   "\"wall_s\":11.600000,\"guest_s\":10.500000},\"both\":1,\"both_one_sided\":0,"
+		   "\"soft_only\":1,"
+		   "\"hw_only\":1,\"slowdown_wall\":2.761905,\"slowdown_guest\":2.625000}");
 	CHECK_CONTAINS(s, ",\n\"exit_status\":1}\n");
 	free(s);
 	compare_table_free(&t);
@@ -149,16 +168,18 @@ static void test_pair_one_sided(void)
 	CHECK_EQ_U64(t.nraces, 2);
 	s = capture(&t, false);
 	j = capture(&t, true);
-	CHECK_CONTAINS(s, "  writer-assert-uninstr       3    2.500s  unseen                          "
-			  "    12    1.250s  soft-watchpoint+debug-register  assert: race in w / x\n");
+	CHECK_CONTAINS(s,
+		       "  writer-assert-uninstr       3    2.500s  unseen                          "
+		       "    12    1.250s  soft-watchpoint+debug-register  assert: race in w / x\n");
 	CHECK(!strstr(s, "w+0x4/0x10"));
 	CHECK_CONTAINS(s, "        found by both 2 (1 of them one-sided in one mode), soft only 0, "
 			  "hw only 0;");
 	CHECK(j && json_line_ok(j));
-	CHECK_CONTAINS(j, "{\"scenario\":\"writer-assert-uninstr\",\"signature\":\"assert-race:w/x\","
-			  "\"title\":\"BUG: KCSAN: assert: race in w / x\",\"soft\":{\"count\":3,"
-			  "\"first_seen\":2.500000,\"other_side_seen_by\":\"unseen\","
-			  "\"reported_as\":\"unknown-origin:w\"},\"hw\":{\"count\":12,");
+	CHECK_CONTAINS(j,
+		       "{\"scenario\":\"writer-assert-uninstr\",\"signature\":\"assert-race:w/x\","
+		       "\"title\":\"BUG: KCSAN: assert: race in w / x\",\"soft\":{\"count\":3,"
+		       "\"first_seen\":2.500000,\"other_side_seen_by\":\"unseen\","
+		       "\"reported_as\":\"unknown-origin:w\"},\"hw\":{\"count\":12,");
 	CHECK_CONTAINS(j, "\"both\":2,\"both_one_sided\":1,\"soft_only\":0,\"hw_only\":0,");
 	free(s);
 	free(j);
@@ -233,7 +254,8 @@ static void test_exit_status(void)
 	struct compare_table t = { .hw_available = true };
 
 	compare_table_add_scenario(&t, "a");
-	t.scenarios[0].run[COMPARE_SOFT] = (struct compare_run){ .ran = true, .status = EXIT_CLEAN };
+	t.scenarios[0].run[COMPARE_SOFT] =
+		(struct compare_run){ .ran = true, .status = EXIT_CLEAN };
 	t.scenarios[0].run[COMPARE_HW] = (struct compare_run){ .ran = true, .status = EXIT_CLEAN };
 	CHECK_EQ_U64(compare_exit_status(&t), EXIT_CLEAN);
 	/* A guest failure with races still counts as a failure. */
@@ -268,17 +290,18 @@ static void test_result_line(void)
 	CHECK(r.has_guest_ms);
 	CHECK_EQ_U64(r.guest_ms, 1234);
 	r = (struct compare_run){ 0 };
-	CHECK_EQ_U64(compare_parse_result_line("csan-result: scenario=x status=pass elapsed_ms=12x",
-					       &r),
-		     0);
+	CHECK_EQ_U64(
+		compare_parse_result_line("csan-result: scenario=x status=pass elapsed_ms=12x", &r),
+		0);
 	CHECK(!r.has_guest_ms);
 }
 
 static void test_status_line(void)
 {
 	struct status_sample prev = { .ms = 1000, .setup_watchpoints = 100, .hw_armed = 50 };
-	struct status_sample now = { .ms = 1500, .setup_watchpoints = 600, .hw_armed = 300,
-				     .races = 1 };
+	struct status_sample now = {
+		.ms = 1500, .setup_watchpoints = 600, .hw_armed = 300, .races = 1
+	};
 	char buf[160];
 
 	status_line_format(buf, sizeof(buf), &now, &prev, false);

@@ -8,7 +8,11 @@
 #include "csan/abi.h"
 #include "vmm/run/control_cmd.h"
 #include "vmm/console/escape.h"
+#include "vmm/guest/csan/csan_profile.h"
+#include "vmm/guest/csan/csan_state.h"
+#include "vmm/guest/csan/hc_attach.h"
 #include "vmm/guest/csan/knob.h"
+#include "vmm/guest/profile.h"
 #include "vmm/kvm/vm.h"
 #include "vmm/hwwatch/watch_mode.h"
 #include "check.h"
@@ -116,14 +120,16 @@ static void test_commands(void)
 		.skip_watch = 4000,
 		.counters = { [CSAN_COUNTER_SETUP_WATCHPOINTS] = 7 },
 	};
-	struct vm *vm = calloc(1, sizeof(*vm));
+	struct vm *vm = vm_new(&(struct vm_config){ .ncpus = 1 });
 	enum control_after after = CONTROL_CONTINUE;
 	char why[512];
 
 	if (!vm)
 		return;
+	/* The csan profile's state and hooks, as its setup and guest_run give them. */
+	CHECK(csan_hypercalls_attach(vm, why, sizeof(why)) == 0);
+	vm->watch_mode_changed = csan_profile.watch_changed;
 	/* As guest_run does when its caller probed: hw mode runs here. */
-	pthread_mutex_init(&vm->hw_probe_lock, NULL);
 	vm->hw_probed = true;
 
 	/* Before the guest attaches: the mode is kept, knobs cannot be reached. */
@@ -136,10 +142,10 @@ static void test_commands(void)
 	CHECK(watch_mode_hw(vm) && block.watch_hw == 0);
 
 	/* Attach as hc_attach does: the mode chosen earlier reaches the block. */
-	vm->control = &block;
-	vm->control_ncounters = CSAN_COUNTER_MAX;
-	vm->control_size = sizeof(block);
-	watch_mode_publish(vm);
+	csan_state(vm)->control = &block;
+	csan_state(vm)->control_ncounters = CSAN_COUNTER_MAX;
+	csan_state(vm)->control_size = sizeof(block);
+	csan_publish_watch_mode(vm);
 	CHECK_EQ_U64(block.watch_hw, 1);
 	CHECK(strcmp(run(vm, "watch soft", &after), "watch=soft\nok\n") == 0);
 	CHECK_EQ_U64(block.watch_hw, 0);
@@ -168,12 +174,11 @@ static void test_commands(void)
 	CHECK(watch_mode_set(vm, false, why, sizeof(why)) == 0);
 
 	/* A block too short to hold watch_hw is never written past its end. */
-	vm->control_size = offsetof(struct csan_control, watch_hw);
+	csan_state(vm)->control_size = offsetof(struct csan_control, watch_hw);
 	vm->hw_unavailable[0] = '\0';
 	CHECK(watch_mode_set(vm, true, why, sizeof(why)) == 0);
 	CHECK(watch_mode_hw(vm) && block.watch_hw == 0);
-	pthread_mutex_destroy(&vm->hw_probe_lock);
-	free(vm);
+	vm_destroy(vm);
 }
 
 static void test_escape(void)

@@ -60,10 +60,10 @@ static void test_values(void)
 	CHECK(o.scenario && strcmp(o.scenario, "fault") == 0);
 	CHECK(o.guest_path && strcmp(o.guest_path, "k.elf") == 0);
 	CHECK(o.append && strcmp(o.append, "timer_hz=100 x=1") == 0);
-	cmd = csan_profile.cmdline(&o, o.scenario);
+	cmd = csan_profile.cmdline(o.scenario, o.seed, o.append);
 	CHECK(cmd && strcmp(cmd, "scenario=fault seed=16 timer_hz=100 x=1") == 0);
 	free(cmd);
-	cmd = csan_profile.cmdline(&o, NULL);
+	cmd = csan_profile.cmdline(NULL, o.seed, o.append);
 	CHECK(cmd && strcmp(cmd, "seed=16 timer_hz=100 x=1") == 0);
 	free(cmd);
 	options_free(&o);

@@ -20,7 +20,7 @@
 
 #include <linux/kvm.h>
 
-#include "vmm/run/exit_status.h"
+#include "vmm/base/exit_status.h"
 #include "vmm/kvm/sandbox.h"
 #include "check.h"
 

@@ -84,6 +84,7 @@ int status_line_format(char *buf, size_t len, const struct status_sample *now,
 
 /* What the caller of status_line_attach reads the counts with. */
 static status_sample_fn sampler;
+static void *sampler_ctx;
 
 /*
  * Read outside the stderr lock: the sampler may take the report log's
@@ -92,7 +93,7 @@ static status_sample_fn sampler;
 static void sample(struct vm *vm, int64_t ms, struct status_sample *s)
 {
 	memset(s, 0, sizeof(*s));
-	sampler(vm, s);
+	sampler(vm, sampler_ctx, s);
 	s->ms = ms;
 }
 
@@ -198,11 +199,12 @@ static int end_hook(struct vm *vm, struct vcpu *vcpu, void *ctx)
 	return 0;
 }
 
-int status_line_attach(struct vm *vm, status_sample_fn fn, char *why, size_t whylen)
+int status_line_attach(struct vm *vm, status_sample_fn fn, void *ctx, char *why, size_t whylen)
 {
 	int r;
 
 	sampler = fn;
+	sampler_ctx = ctx;
 	r = vm_hook_add(vm, VM_HOOK_RUN_START, "status line", begin_hook, NULL, why, whylen);
 	if (!r)
 		r = vm_hook_add(vm, VM_HOOK_TICK, "status line", tick_hook, NULL, why, whylen);

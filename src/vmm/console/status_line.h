@@ -29,10 +29,11 @@ bool status_line_wanted(bool quiet);
 
 /*
  * What the line shows, read by the caller (its counters live above this
- * room): fill @s's counts for @vm; @s->ms is set by the line.  Called on
+ * room): fill @s's counts for @vm, with the @ctx given to
+ * status_line_attach; @s->ms is set by the line.  Called on
  * the supervising thread, outside stderr's lock.
  */
-typedef void (*status_sample_fn)(struct vm *vm, struct status_sample *s);
+typedef void (*status_sample_fn)(struct vm *vm, void *ctx, struct status_sample *s);
 
 /*
  * status_line_attach - draw the line while @vm runs: from the start of
@@ -44,7 +45,7 @@ typedef void (*status_sample_fn)(struct vm *vm, struct status_sample *s);
  * hardware-arm rate.  One line per process: the last attach's sampler
  * wins.  Returns 0, or a negative errno with a message in @why.
  */
-int status_line_attach(struct vm *vm, status_sample_fn fn, char *why, size_t whylen);
+int status_line_attach(struct vm *vm, status_sample_fn fn, void *ctx, char *why, size_t whylen);
 
 /*
  * status_line_hide - erase the line if it is on the terminal, and keep it

@@ -7,7 +7,6 @@
 #include <stdio.h>
 
 struct elf_guest;
-struct options;
 struct report_log_opts;
 struct sym;
 struct vm;
@@ -40,8 +39,12 @@ struct guest_profile {
 	 */
 	const char *unfit_for_pvm;
 
-	/* The guest command line for @o (malloc'd), or NULL when out of memory. */
-	char *(*cmdline)(const struct options *o, const char *scenario);
+	/*
+	 * The guest command line (malloc'd), or NULL when out of memory: for
+	 * @scenario (NULL: none chosen), the run's @seed, and the user's
+	 * --append (NULL: none).
+	 */
+	char *(*cmdline)(const char *scenario, uint64_t seed, const char *append);
 
 	/*
 	 * How this kind of guest's reports are logged: words and rate limit
@@ -80,6 +83,12 @@ struct guest_profile {
 	int (*watch_hw)(struct vm *vm, char *why, size_t whylen);
 
 	/*
+	 * The watch mode changed (watch_mode_hw() says which): tell the guest,
+	 * if it needs to know.  Any thread.
+	 */
+	void (*watch_changed)(struct vm *vm);
+
+	/*
 	 * Now and then while the guest runs, on the supervising thread (not
 	 * a vCPU's): timed work.  Returns the milliseconds until it wants the
 	 * next call, or -1 for none.
@@ -94,6 +103,13 @@ struct guest_profile {
 	 */
 	int (*exit)(struct vcpu *vcpu);
 	uint32_t exit_reasons[3];
+
+	/*
+	 * For the status line, on the supervising thread: the guest's count of
+	 * watchpoints set up so far and of those backed by debug registers;
+	 * NULL: the guest keeps none (the line shows 0).
+	 */
+	void (*watchpoint_counts)(struct vm *vm, uint64_t *set_up, uint64_t *hw_armed);
 
 	/*
 	 * After the run, every vCPU stopped, before the race summary: hand

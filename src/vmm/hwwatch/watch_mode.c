@@ -21,28 +21,6 @@ const char *watch_mode_name(const struct vm *vm)
 }
 
 /*
- * Lock-free, because a switch (console or socket thread) can race with
- * the attach (a vCPU thread) or another switch: whoever writes the block
- * looks at the mode again afterwards and writes again if it changed
- * meanwhile, so the last store to the block always carries the last mode
- * asked for.  A block too small to have watch_hw (size 0 while the attach
- * is under way) is left alone; the attach publishes once its size is set.
- */
-void watch_mode_publish(struct vm *vm)
-{
-	struct csan_control *c = __atomic_load_n(&vm->control, __ATOMIC_SEQ_CST);
-	uint32_t mode;
-
-	if (!c || __atomic_load_n(&vm->control_size, __ATOMIC_SEQ_CST) <
-			  offsetof(struct csan_control, watch_hw) + sizeof(c->watch_hw))
-		return;
-	do {
-		mode = watch_mode_hw(vm);
-		__atomic_store_n(&c->watch_hw, mode, __ATOMIC_SEQ_CST);
-	} while (watch_mode_hw(vm) != mode);
-}
-
-/*
  * Why this host cannot run hw mode, or NULL when it can.  Unless the
  * caller of guest_run knew, found at the first switch to hw mode (probe.c:
  * a throw-away VM, milliseconds natively, 0.1 s in the emulated host), so
@@ -76,7 +54,9 @@ int watch_mode_set(struct vm *vm, bool hw, char *why, size_t whylen)
 			return rc;
 	}
 	__atomic_store_n(&vm->watch_hw, hw ? 1 : 0, __ATOMIC_SEQ_CST);
-	watch_mode_publish(vm);
+	/* The guest learns of it in its own way (the csan guest: its control block). */
+	if (vm->watch_mode_changed)
+		vm->watch_mode_changed(vm);
 	/* Reports from now on, and the summary, say which mode found them. */
 	if (vm->reports)
 		report_log_set_mode(vm->reports, hw);

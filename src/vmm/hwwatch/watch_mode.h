@@ -9,9 +9,10 @@ struct vm;
 
 /*
  * watch_mode_set - ask for hardware (@hw) or soft-only watchpoints from
- * now on: the VM keeps the mode and, once the guest runtime has attached
- * its control block, mirrors it into control->watch_hw for the guest to
- * see at its next watchpoint.  Callable from any thread.  Returns 0, or
+ * now on: the VM keeps the mode, the guest profile gets ready for hw mode
+ * (vm->watch_hw_prepare) and tells its guest (vm->watch_mode_changed; the
+ * csan guest sees it in its control block at its next watchpoint), and
+ * reports say the mode from now on.  Callable from any thread.  Returns 0, or
  * -ENOTSUP when @hw is asked and vm->hw_unavailable says this host cannot
  * do it; then @why (@whylen bytes) says why and what to do.
  */
@@ -22,12 +23,5 @@ bool watch_mode_hw(const struct vm *vm);
 
 /* watch_mode_name - "hw" or "soft", for messages. */
 const char *watch_mode_name(const struct vm *vm);
-
-/*
- * watch_mode_publish - write the current mode into the attached control
- * block, if any; hc_attach calls it right after attaching so a mode
- * chosen before the guest attached is not lost.
- */
-void watch_mode_publish(struct vm *vm);
 
 #endif /* CSAN_VMM_WATCH_MODE_H */

@@ -17,7 +17,7 @@
 #include <seccomp.h>
 
 #include "vmm/base/log.h"
-#include "vmm/run/exit_status.h"
+#include "vmm/base/exit_status.h"
 #include "vmm/kvm/sandbox.h"
 
 /*

@@ -95,15 +95,9 @@ struct vm {
 	/* The guest profile's own state (guest/), NULL: none. */
 	void *profile_state;
 
-	/* The guest runtime's control block (CSAN_HC_ATTACH), in guest RAM; NULL until attached. */
-	struct csan_control *control;
-	unsigned control_ncounters; /* atomic: checked at attach; reads stay below it */
-	unsigned control_size;	    /* atomic: bytes of the block, 0 until attached */
-
 	/*
 	 * Watch mode (hwwatch/watch_mode.c): watch_hw is the mode asked for
-	 * (atomic, 1 = hw), mirrored into control->watch_hw once the guest
-	 * attached.  hw_unavailable says why this host cannot run hw mode,
+	 * (atomic, 1 = hw).  hw_unavailable says why this host cannot run hw mode,
 	 * empty when it can; valid once hw_probed is set.  The caller of
 	 * guest_run may know it (--watch=hw, --compare); otherwise the first
 	 * switch to hw mode finds it, under hw_probe_lock.  watch_hw_prepare
@@ -114,6 +108,7 @@ struct vm {
 	bool hw_probed;
 	char hw_unavailable[256];
 	int (*watch_hw_prepare)(struct vm *vm, char *why, size_t whylen);
+	void (*watch_mode_changed)(struct vm *vm);
 	struct hw_engine *hw; /* the debug-register engine (hwwatch/) */
 };
 

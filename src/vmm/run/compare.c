@@ -10,7 +10,7 @@
 #include "vmm/run/compare.h"
 #include "vmm/run/compare_table.h"
 #include "vmm/image/elf_guest.h"
-#include "vmm/run/exit_status.h"
+#include "vmm/base/exit_status.h"
 #include "vmm/run/guest_run.h"
 #include "vmm/run/options.h"
 #include "vmm/kvm/probe.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "vmm/run/compare_table.h"
-#include "vmm/run/exit_status.h"
+#include "vmm/base/exit_status.h"
 #include "watch/report.h"
 #include "watch/report_log.h"
 
@@ -17,7 +17,7 @@ static const char *const mode_name[COMPARE_NMODES] = {
 };
 
 /* What a mode that reported a race only one-sided (unknown origin) saw of the other side. */
-#define UNSEEN "unseen"
+#define UNSEEN	       "unseen"
 #define MECH_NAMES_MAX 64
 
 void compare_table_free(struct compare_table *t)
@@ -134,7 +134,8 @@ static struct compare_race *pair_for(struct compare_table *t, const struct compa
 		    !names_side(r->signature, fn))
 			continue;
 		if (found)
-			return NULL; /* @fn raced with more than one: which the one-sided report saw is unknown */
+			return NULL; /* @fn raced with more than one: which the one-sided report saw
+					is unknown */
 		found = r;
 	}
 	return found;
@@ -338,8 +339,8 @@ static void print_races(const struct compare_table *t, FILE *f, int ws)
 			const struct compare_hit *h = &r->hit[m];
 
 			if (h->count)
-				fprintf(f, "  %6" PRIu64 "  %7.3fs  %-*s", h->count, h->first_seen, wm,
-					seen_by(h, buf, sizeof(buf)));
+				fprintf(f, "  %6" PRIu64 "  %7.3fs  %-*s", h->count, h->first_seen,
+					wm, seen_by(h, buf, sizeof(buf)));
 			else
 				fprintf(f, "  %6s  %8s  %-*s", "-", "-", wm, "-");
 		}
@@ -403,7 +404,8 @@ void compare_table_print(const struct compare_table *t, FILE *f)
 	unsigned both, one_sided, soft_only, hw_only;
 	int ws = scenario_width(t);
 
-	fprintf(f, "csan-vmm --compare: seed %" PRIu64 ", timeout %u s, %u vCPU%s, %zu scenario%s\n",
+	fprintf(f,
+		"csan-vmm --compare: seed %" PRIu64 ", timeout %u s, %u vCPU%s, %zu scenario%s\n",
 		t->seed, t->timeout_s, t->cpus, t->cpus == 1 ? "" : "s", t->nscenarios,
 		t->nscenarios == 1 ? "" : "s");
 	if (!t->hw_available)

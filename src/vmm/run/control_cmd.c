@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "vmm/base/log.h"
+#include "vmm/guest/csan/csan_state.h"
 #include "vmm/run/control_cmd.h"
 #include "vmm/guest/csan/hc_attach.h"
 #include "vmm/kvm/vm.h"
@@ -132,7 +133,7 @@ void control_help(FILE *f)
 
 int control_print_stats(struct vm *vm, FILE *f)
 {
-	if (!__atomic_load_n(&vm->control, __ATOMIC_SEQ_CST))
+	if (!csan_control(vm))
 		return -EAGAIN;
 	hc_attach_print_counters(vm, f);
 	if (vm->reports)

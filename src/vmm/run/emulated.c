@@ -18,7 +18,7 @@
 #include "vmm/console/console_input.h"
 #include "vmm/run/emulated.h"
 #include "vmm/run/emulated_args.h"
-#include "vmm/run/exit_status.h"
+#include "vmm/base/exit_status.h"
 #include "vmm/run/guest_path.h"
 
 /* The harness's own exit statuses (src/harness/emuhost.sh). */

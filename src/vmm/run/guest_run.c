@@ -13,12 +13,11 @@
 #include "vmm/console/console_input.h"
 #include "vmm/run/control_server.h"
 #include "vmm/image/elf_guest.h"
-#include "vmm/run/exit_status.h"
+#include "vmm/base/exit_status.h"
 #include "vmm/run/guest_run.h"
 #include "vmm/run/control_cmd.h"
 #include "vmm/image/boot.h"
 #include "vmm/dev/serial.h"
-#include "vmm/guest/csan/hc_attach.h"
 #include "vmm/hwwatch/hw_watch.h"
 #include "vmm/guest/profile.h"
 #include "vmm/run/options.h"
@@ -226,14 +225,17 @@ static int plug_profile(struct plug *p, char *why, size_t whylen)
 		rc = vm_handle_exit_reason(vm, prof->exit_reasons[i], prof->name, profile_exit_hook,
 					   (void *)prof, why, whylen);
 	vm->watch_hw_prepare = prof->watch_hw;
+	vm->watch_mode_changed = prof->watch_changed;
 	return rc;
 }
 
-/* The status line's counts: the csan runtime's counters and the races so far. */
-static void status_sample(struct vm *vm, struct status_sample *s)
+/* The status line's counts: the guest's watchpoints and the races so far. */
+static void status_sample(struct vm *vm, void *ctx, struct status_sample *s)
 {
-	s->setup_watchpoints = hc_attach_counter(vm, CSAN_COUNTER_SETUP_WATCHPOINTS);
-	s->hw_armed = hc_attach_counter(vm, CSAN_COUNTER_HW_ARMED);
+	const struct plug *p = ctx;
+
+	if (p->prof->watchpoint_counts)
+		p->prof->watchpoint_counts(vm, &s->setup_watchpoints, &s->hw_armed);
 	s->races = vm->reports ? report_log_total(vm->reports) : 0;
 }
 
@@ -255,7 +257,7 @@ static int build_vm(struct elf_guest *g, struct plug *plug, const struct vm_conf
 	if (!rc)
 		rc = hw_watch_attach(*vm, why, sizeof(why));
 	if (!rc && status_line)
-		rc = status_line_attach(*vm, status_sample, why, sizeof(why));
+		rc = status_line_attach(*vm, status_sample, plug, why, sizeof(why));
 	if (!rc)
 		rc = elf_guest_load(g, vm_ram(*vm), vm_ram_size(*vm), why, sizeof(why));
 	if (!rc) {
@@ -312,7 +314,7 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 	}
 	if (pipeline_open(&pipe, ro, g->path, prof))
 		goto out;
-	cmdline = prof->cmdline(o, ro->scenario);
+	cmdline = prof->cmdline(ro->scenario, o->seed, o->append);
 	if (!cmdline) {
 		log_error("out of memory");
 		goto out;

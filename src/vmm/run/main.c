@@ -15,7 +15,7 @@
 #include "vmm/run/control_client.h"
 #include "vmm/image/elf_guest.h"
 #include "vmm/run/emulated.h"
-#include "vmm/run/exit_status.h"
+#include "vmm/base/exit_status.h"
 #include "vmm/run/guest_path.h"
 #include "vmm/run/guest_run.h"
 #include "vmm/run/host_select.h"

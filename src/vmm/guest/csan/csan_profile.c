@@ -15,34 +15,38 @@
 #include "vmm/guest/csan/hc_hw.h"
 #include "vmm/guest/csan/hc_report.h"
 #include "vmm/guest/csan/csan_profile.h"
+#include "vmm/guest/csan/csan_state.h"
 #include "vmm/guest/profile.h"
 #include "vmm/kvm/vm.h"
-#include "vmm/run/options.h"
 
 /* The prefix of the scenario result line (src/guest/include/scenario.h). */
 #define CSAN_RESULT_PREFIX "csan-result: "
 
-struct csan_state {
-	/* The guest's last result line, without its newline; "" before one. */
-	pthread_mutex_t lock;
-	char result[SERIAL_LINE_MAX + 1];
-};
+const char csan_state_owner;
 
 /* "scenario=NAME" (when one is chosen), "seed=N", then --append. */
-static char *csan_cmdline(const struct options *o, const char *scenario)
+static char *csan_cmdline(const char *scenario, uint64_t seed, const char *append)
 {
 	char *s = NULL;
 	int n;
 
 	n = asprintf(&s, "%s%s%sseed=%" PRIu64 "%s%s", scenario ? "scenario=" : "",
-		     scenario ? scenario : "", scenario ? " " : "", o->seed, o->append ? " " : "",
-		     o->append ? o->append : "");
+		     scenario ? scenario : "", scenario ? " " : "", seed, append ? " " : "",
+		     append ? append : "");
 	return n < 0 ? NULL : s;
 }
 
 int csan_hypercalls_attach(struct vm *vm, char *why, size_t whylen)
 {
-	int r = hc_attach_ports(vm, why, whylen);
+	struct csan_state *cs = vm_zalloc(vm, sizeof(*cs), "csan", why, whylen);
+	int r;
+
+	if (!cs)
+		return -ENOMEM;
+	cs->owner = &csan_state_owner;
+	pthread_mutex_init(&cs->result_lock, NULL);
+	vm->profile_state = cs;
+	r = hc_attach_ports(vm, why, whylen);
 
 	if (!r)
 		r = hc_basic_register(vm, why, whylen);
@@ -62,38 +66,33 @@ int csan_hypercalls_attach(struct vm *vm, char *why, size_t whylen)
  */
 static int csan_setup(struct vm *vm, char *why, size_t whylen)
 {
-	struct csan_state *cs = calloc(1, sizeof(*cs));
+	int r = csan_hypercalls_attach(vm, why, whylen);
 
-	if (!cs) {
-		why_set(why, whylen, "out of memory");
-		return -ENOMEM;
-	}
-	pthread_mutex_init(&cs->lock, NULL);
-	vm->profile_state = cs;
 	/* The watch engine reads this guest through its control block. */
-	csan_view_attach(vm);
-	return csan_hypercalls_attach(vm, why, whylen);
+	if (!r)
+		csan_view_attach(vm);
+	return r;
 }
 
 /* Keep the result line for --compare, which reads the guest's own timings from it. */
 static void csan_console_line(struct vm *vm, const char *line, size_t len)
 {
-	struct csan_state *cs = vm->profile_state;
+	struct csan_state *cs = csan_state(vm);
 	size_t plen = sizeof(CSAN_RESULT_PREFIX) - 1;
 
-	if (len < plen || memcmp(line, CSAN_RESULT_PREFIX, plen))
+	if (!cs || len < plen || memcmp(line, CSAN_RESULT_PREFIX, plen))
 		return;
 	if (len > SERIAL_LINE_MAX)
 		len = SERIAL_LINE_MAX;
-	pthread_mutex_lock(&cs->lock);
+	pthread_mutex_lock(&cs->result_lock);
 	memcpy(cs->result, line, len);
 	cs->result[len] = '\0';
-	pthread_mutex_unlock(&cs->lock);
+	pthread_mutex_unlock(&cs->result_lock);
 }
 
 static void csan_result_line(struct vm *vm, char *buf, size_t len)
 {
-	struct csan_state *cs = vm->profile_state;
+	struct csan_state *cs = csan_state(vm);
 
 	if (!len)
 		return;
@@ -101,20 +100,15 @@ static void csan_result_line(struct vm *vm, char *buf, size_t len)
 		buf[0] = '\0';
 		return;
 	}
-	pthread_mutex_lock(&cs->lock);
+	pthread_mutex_lock(&cs->result_lock);
 	snprintf(buf, len, "%s", cs->result);
-	pthread_mutex_unlock(&cs->lock);
+	pthread_mutex_unlock(&cs->result_lock);
 }
 
-static void csan_teardown(struct vm *vm)
+static void csan_watchpoint_counts(struct vm *vm, uint64_t *set_up, uint64_t *hw_armed)
 {
-	struct csan_state *cs = vm->profile_state;
-
-	if (!cs)
-		return;
-	pthread_mutex_destroy(&cs->lock);
-	free(cs);
-	vm->profile_state = NULL;
+	*set_up = hc_attach_counter(vm, CSAN_COUNTER_SETUP_WATCHPOINTS);
+	*hw_armed = hc_attach_counter(vm, CSAN_COUNTER_HW_ARMED);
 }
 
 const struct guest_profile csan_profile = {
@@ -122,7 +116,8 @@ const struct guest_profile csan_profile = {
 	.cmdline = csan_cmdline,
 	.setup = csan_setup,
 	.console_line = csan_console_line,
+	.watchpoint_counts = csan_watchpoint_counts,
 	.print_counters = hc_attach_print_counters,
 	.result_line = csan_result_line,
-	.teardown = csan_teardown,
+	.watch_changed = csan_publish_watch_mode,
 };

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "csan/abi.h"
+#include "vmm/guest/csan/csan_state.h"
 #include "vmm/guest/csan/csan_view.h"
 #include "vmm/hwwatch/hw_watch.h"
 #include "vmm/kvm/vcpu.h"
@@ -42,9 +43,9 @@ static bool read_guest_percpu_u32(struct vm *vm, uint64_t base, uint64_t stride,
 /* The guest's control block, or NULL before it attached (or if it is too small). */
 static const struct csan_control *guest_control(struct vm *vm)
 {
-	const struct csan_control *c = __atomic_load_n(&vm->control, __ATOMIC_ACQUIRE);
+	const struct csan_control *c = csan_control(vm);
 
-	if (!c || __atomic_load_n(&vm->control_size, __ATOMIC_ACQUIRE) < sizeof(*c))
+	if (!c || __atomic_load_n(&csan_state(vm)->control_size, __ATOMIC_ACQUIRE) < sizeof(*c))
 		return NULL;
 	return c;
 }

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "csan/abi.h"
@@ -9,6 +10,7 @@
 #include "vmm/guest/csan/hc_attach.h"
 #include "vmm/dev/hypercall.h"
 #include "vmm/kvm/vm.h"
+#include "vmm/guest/csan/csan_state.h"
 #include "vmm/hwwatch/watch_mode.h"
 
 /* The fixed part of struct csan_control, before the counters. */
@@ -29,6 +31,7 @@ _Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) == CSAN_COUNTER_
 static int hc_attach(struct vcpu *vcpu, uint32_t gpa)
 {
 	struct vm *vm = vcpu->vm;
+	struct csan_state *cs = csan_state(vm);
 	struct csan_hc_attach a;
 	struct csan_control *c;
 	uint32_t magic, size, ncounters;
@@ -68,13 +71,15 @@ static int hc_attach(struct vcpu *vcpu, uint32_t gpa)
 		return hc_fail(vcpu, CSAN_HC_ATTACH, "control",
 			       "ncounters %" PRIu32 " does not fit", ncounters);
 	/* One block per run: the first attach wins, a second is a guest bug. */
-	if (!__atomic_compare_exchange_n(&vm->control, &(struct csan_control *){ NULL }, c, false,
+	if (!cs)
+		return hc_fail(vcpu, CSAN_HC_ATTACH, "control", "not a csan guest");
+	if (!__atomic_compare_exchange_n(&cs->control, &(struct csan_control *){ NULL }, c, false,
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return hc_fail(vcpu, CSAN_HC_ATTACH, "control", "already attached");
-	__atomic_store_n(&vm->control_ncounters, ncounters, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&vm->control_size, a.size, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&cs->control_ncounters, ncounters, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&cs->control_size, a.size, __ATOMIC_SEQ_CST);
 	/* The host owns watch_hw: a mode chosen before the attach takes effect now. */
-	watch_mode_publish(vm);
+	csan_publish_watch_mode(vm);
 	return VCPU_RESUME;
 }
 
@@ -85,25 +90,27 @@ int hc_attach_register(struct vm *vm, char *why, size_t whylen)
 
 uint64_t hc_attach_counter(struct vm *vm, enum csan_counter c)
 {
-	struct csan_control *ctl = __atomic_load_n(&vm->control, __ATOMIC_SEQ_CST);
+	struct csan_state *cs = csan_state(vm);
+	struct csan_control *ctl = csan_control(vm);
 
 	/*
 	 * control_ncounters is stored just after the CAS publishes control:
 	 * a reader in between sees 0 counters and answers 0, which is true
 	 * enough for a progress display.
 	 */
-	if (!ctl || (unsigned)c >= __atomic_load_n(&vm->control_ncounters, __ATOMIC_ACQUIRE))
+	if (!ctl || (unsigned)c >= __atomic_load_n(&cs->control_ncounters, __ATOMIC_ACQUIRE))
 		return 0;
 	return __atomic_load_n(&ctl->counters[c], __ATOMIC_RELAXED);
 }
 
 void hc_attach_print_counters(struct vm *vm, FILE *f)
 {
-	struct csan_control *c = __atomic_load_n(&vm->control, __ATOMIC_SEQ_CST);
-	unsigned i, n = __atomic_load_n(&vm->control_ncounters, __ATOMIC_SEQ_CST);
+	struct csan_control *c = csan_control(vm);
+	unsigned i, n;
 
 	if (!c)
 		return;
+	n = __atomic_load_n(&csan_state(vm)->control_ncounters, __ATOMIC_SEQ_CST);
 	if (n > CSAN_COUNTER_MAX)
 		n = CSAN_COUNTER_MAX;
 	fprintf(f, LOG_PREFIX "counters:");
@@ -111,4 +118,27 @@ void hc_attach_print_counters(struct vm *vm, FILE *f)
 		fprintf(f, " %s=%" PRIu64, counter_names[i],
 			(uint64_t)__atomic_load_n(&c->counters[i], __ATOMIC_RELAXED));
 	fprintf(f, "\n");
+}
+
+/*
+ * Lock-free, because a switch (console or socket thread) can race with
+ * the attach (a vCPU thread) or another switch: whoever writes the block
+ * looks at the mode again afterwards and writes again if it changed
+ * meanwhile, so the last store to the block always carries the last mode
+ * asked for.  A block too small to have watch_hw (size 0 while the attach
+ * is under way) is left alone; the attach publishes once its size is set.
+ */
+void csan_publish_watch_mode(struct vm *vm)
+{
+	struct csan_state *cs = csan_state(vm);
+	struct csan_control *c = csan_control(vm);
+	uint32_t mode;
+
+	if (!c || __atomic_load_n(&cs->control_size, __ATOMIC_SEQ_CST) <
+			  offsetof(struct csan_control, watch_hw) + sizeof(c->watch_hw))
+		return;
+	do {
+		mode = watch_mode_hw(vm);
+		__atomic_store_n(&c->watch_hw, mode, __ATOMIC_SEQ_CST);
+	} while (watch_mode_hw(vm) != mode);
 }

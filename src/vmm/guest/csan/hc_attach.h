@@ -30,4 +30,12 @@ void hc_attach_print_counters(struct vm *vm, FILE *f);
  */
 uint64_t hc_attach_counter(struct vm *vm, enum csan_counter c);
 
+/*
+ * csan_publish_watch_mode - write the watch mode asked for (watch_mode.h)
+ * into the guest's control block, where its runtime reads it; nothing
+ * before the attach (the attach publishes then).  The csan profile's
+ * watch_changed hook.
+ */
+void csan_publish_watch_mode(struct vm *vm);
+
 #endif /* CSAN_VMM_HC_ATTACH_H */

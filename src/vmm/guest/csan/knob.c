@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "csan/abi.h"
+#include "vmm/guest/csan/csan_state.h"
 #include "vmm/guest/csan/knob.h"
 #include "vmm/kvm/vm.h"
 
@@ -74,7 +75,7 @@ int knob_parse_value(const struct knob *k, const char *s, uint32_t *out)
 
 static uint32_t *knob_slot(struct vm *vm, const struct knob *k)
 {
-	struct csan_control *c = __atomic_load_n(&vm->control, __ATOMIC_SEQ_CST);
+	struct csan_control *c = csan_control(vm);
 
 	return c ? (uint32_t *)((char *)c + k->offset) : NULL;
 }

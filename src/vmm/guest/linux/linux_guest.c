@@ -12,10 +12,9 @@
 #include "vmm/dev/acpi.h"
 #include "vmm/dev/cmos.h"
 #include "vmm/console/console_ring.h"
-#include "vmm/run/exit_status.h"
+#include "vmm/base/exit_status.h"
 #include "vmm/guest/linux/linux_guest.h"
 #include "vmm/guest/linux/linux_watch.h"
-#include "vmm/run/options.h"
 #include "vmm/dev/pc_ports.h"
 #include "vmm/guest/profile.h"
 #include "vmm/kvm/vcpu.h"
@@ -53,12 +52,12 @@ static struct linux_state *state(struct vm *vm)
 	return vm->profile_state;
 }
 
-static char *linux_cmdline(const struct options *o, const char *scenario)
+static char *linux_cmdline(const char *scenario, uint64_t seed, const char *a)
 {
-	const char *a = o->append;
 	char *s = NULL;
 
 	(void)scenario; /* Linux has none: guest_run refuses --scenario for it */
+	(void)seed;	/* nor a seed: KCSAN's randomness is its own */
 	/* A console= of the user's own replaces ours. */
 	if (a && strstr(a, "console="))
 		return strdup(a);
