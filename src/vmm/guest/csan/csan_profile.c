@@ -22,7 +22,6 @@
 /* The prefix of the scenario result line (src/guest/include/scenario.h). */
 #define CSAN_RESULT_PREFIX "csan-result: "
 
-const char csan_state_owner;
 
 /* "scenario=NAME" (when one is chosen), "seed=N", then --append. */
 static char *csan_cmdline(const char *scenario, uint64_t seed, const char *append)
@@ -38,15 +37,10 @@ static char *csan_cmdline(const char *scenario, uint64_t seed, const char *appen
 
 int csan_hypercalls_attach(struct vm *vm, char *why, size_t whylen)
 {
-	struct csan_state *cs = vm_zalloc(vm, sizeof(*cs), "csan", why, whylen);
-	int r;
+	int r = csan_state_new(vm, why, whylen);
 
-	if (!cs)
-		return -ENOMEM;
-	cs->owner = &csan_state_owner;
-	pthread_mutex_init(&cs->result_lock, NULL);
-	vm->profile_state = cs;
-	r = hc_attach_ports(vm, why, whylen);
+	if (!r)
+		r = hc_attach_ports(vm, why, whylen);
 
 	if (!r)
 		r = hc_basic_register(vm, why, whylen);

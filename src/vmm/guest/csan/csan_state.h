@@ -11,7 +11,8 @@
 
 /*
  * vm->profile_state of a VM whose hypercalls the csan profile serves
- * (csan_hypercalls_attach makes it, with the VM's lifetime).  The core
+ * (csan_state_new makes it, from csan_hypercalls_attach, with the VM's
+ * lifetime).  The core
  * knows nothing of it: the control block is this guest's business.
  */
 struct csan_state {
@@ -28,6 +29,12 @@ struct csan_state {
 };
 
 extern const char csan_state_owner;
+
+/*
+ * csan_state_new - make @vm's csan state (vm->profile_state), freed with
+ * the VM.  Returns 0, or -ENOMEM with a message in @why.
+ */
+int csan_state_new(struct vm *vm, char *why, size_t whylen);
 
 /* csan_state - @vm's csan state, or NULL when another kind of guest (or none) runs. */
 static inline struct csan_state *csan_state(const struct vm *vm)
