@@ -34,8 +34,8 @@ struct report_log {
 	unsigned index_mask;
 	uint64_t total, printed, seq;
 	unsigned longest_interval_ms; /* the longest rate limit a report was submitted with */
-	unsigned mode;	     /* MODE_SOFT or MODE_HW: the current one */
-	unsigned modes_used; /* every mode the run has been in */
+	unsigned mode;		      /* MODE_SOFT or MODE_HW: the current one */
+	unsigned modes_used;	      /* every mode the run has been in */
 	/* Reports whose race did not fit in the table: counted, rate-limited together. */
 	uint64_t untracked, untracked_printed, untracked_last_ns;
 };
@@ -296,7 +296,7 @@ void report_log_summary(struct report_log *log)
 		log->nraces, log->nraces == 1 ? "" : "s", log->total, log->total == 1 ? "" : "s",
 		log->printed, log->total - log->printed,
 		log->longest_interval_ms > log->o.interval_ms ? log->longest_interval_ms
-							       : log->o.interval_ms,
+							      : log->o.interval_ms,
 		mode_list(log->modes_used));
 	fprintf(f, "csan-vmm:   %8s  %10s  %-7s  %-32s %s\n", "count", "first seen", "mode",
 		"seen by", "race");
@@ -305,8 +305,8 @@ void report_log_summary(struct report_log *log)
 
 		report_log_mech_names(race->mechs, mechs, sizeof(mechs));
 		fprintf(f, "csan-vmm:   %8" PRIu64 "  %9.3fs  %-7s  %-32s %s\n", race->count,
-			(double)(race->first_ns - log->start_ns) / 1e9, mode_list(race->modes), mechs,
-			short_title(race->title));
+			(double)(race->first_ns - log->start_ns) / 1e9, mode_list(race->modes),
+			mechs, short_title(race->title));
 		if (log->o.json)
 			summary_json(log, race, mechs);
 	}
@@ -352,13 +352,21 @@ int report_log_races(struct report_log *log,
 	return rc;
 }
 
+void report_log_counts(struct report_log *log, uint64_t *total, unsigned *distinct)
+{
+	pthread_mutex_lock(&log->lock);
+	if (total)
+		*total = log->total;
+	if (distinct)
+		*distinct = log->nraces;
+	pthread_mutex_unlock(&log->lock);
+}
+
 uint64_t report_log_total(struct report_log *log)
 {
 	uint64_t n;
 
-	pthread_mutex_lock(&log->lock);
-	n = log->total;
-	pthread_mutex_unlock(&log->lock);
+	report_log_counts(log, &n, NULL);
 	return n;
 }
 
@@ -366,8 +374,6 @@ unsigned report_log_distinct(struct report_log *log)
 {
 	unsigned n;
 
-	pthread_mutex_lock(&log->lock);
-	n = log->nraces;
-	pthread_mutex_unlock(&log->lock);
+	report_log_counts(log, NULL, &n);
 	return n;
 }

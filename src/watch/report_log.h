@@ -112,7 +112,12 @@ int report_log_races(struct report_log *log,
  */
 const char *report_log_mech_names(unsigned mechs, char *buf, size_t len);
 
-/* report_log_total, report_log_distinct - reports counted; races tracked. */
+/*
+ * report_log_counts - the reports counted into *@total and the races
+ * tracked into *@distinct, read together (either may be NULL).
+ * report_log_total, report_log_distinct - each alone.
+ */
+void report_log_counts(struct report_log *log, uint64_t *total, unsigned *distinct);
 uint64_t report_log_total(struct report_log *log);
 unsigned report_log_distinct(struct report_log *log);
 

@@ -22,31 +22,16 @@ _Static_assert(BOOT_MEMMAP_GPA + BOOT_MEMMAP_MAX * sizeof(struct pvh_memmap_entr
 		       BOOT_CMDLINE_GPA,
 	       "memory map before the command line");
 
-/* The PVH entry state (Xen's docs/misc/pvh.pandoc): flat 4 GiB segments. */
-static const struct kvm_segment boot_code_seg = {
-	.base = 0,
-	.limit = 0xffffffff,
-	.selector = BOOT_SEL_CODE,
-	.type = X86_SEG_TYPE_CODE_RX_ACCESSED,
-	.present = 1,
-	.dpl = 0,
-	.db = 1,
-	.s = 1,
-	.l = 0,
-	.g = 1,
-};
-static const struct kvm_segment boot_data_seg = {
-	.base = 0,
-	.limit = 0xffffffff,
-	.selector = BOOT_SEL_DATA,
-	.type = X86_SEG_TYPE_DATA_RW_ACCESSED,
-	.present = 1,
-	.dpl = 0,
-	.db = 1,
-	.s = 1,
-	.l = 0,
-	.g = 1,
-};
+/* The PVH entry state (Xen's docs/misc/pvh.pandoc): flat 4 GiB ring-0 segments. */
+#define BOOT_FLAT_SEGMENT(sel, seg_type)                                                           \
+	{                                                                                          \
+		.base = 0, .limit = 0xffffffff, .selector = (sel), .type = (seg_type),             \
+		.present = 1, .dpl = 0, .db = 1, .s = 1, .l = 0, .g = 1,                           \
+	}
+static const struct kvm_segment boot_code_seg =
+	BOOT_FLAT_SEGMENT(BOOT_SEL_CODE, X86_SEG_TYPE_CODE_RX_ACCESSED);
+static const struct kvm_segment boot_data_seg =
+	BOOT_FLAT_SEGMENT(BOOT_SEL_DATA, X86_SEG_TYPE_DATA_RW_ACCESSED);
 /* VMX refuses to enter protected mode without a usable, busy TSS. */
 static const struct kvm_segment boot_tss_seg = {
 	.base = 0,
