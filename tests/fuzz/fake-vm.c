@@ -64,7 +64,11 @@ void fake_vm_new(struct fake_vm *f, unsigned ncpus, uint64_t ram_size, const cha
 	lo.interval_ms = REPORT_LOG_DEFAULT_INTERVAL_MS;
 	if (!lo.text || !lo.json || report_log_new(&lo, &vm->reports))
 		die("report_log_new failed");
-	/* The csan guest's hypercalls, as its profile's setup serves them. */
+	/*
+	 * The csan guest's hypercalls, as build_vm attaches them to an image
+	 * with the ABI note.  No view for the engine (no target makes a debug
+	 * exit) and no watch-mode hook: the targets read the mode from the VM.
+	 */
 	if (csan_hypercalls_attach(vm, why, sizeof(why)))
 		die(why);
 	f->vm = vm;

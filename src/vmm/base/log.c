@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "vmm/base/log.h"
@@ -56,16 +55,6 @@ void log_at(FILE *f, const char *tag, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	log_line(f, tag, err, fmt, ap);
 	va_end(ap);
-}
-
-void log_fatal(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	log_line(stderr, "", 0, fmt, ap);
-	va_end(ap);
-	exit(status);
 }
 
 void why_set(char *why, size_t len, const char *fmt, ...)

@@ -12,11 +12,16 @@
 /*
  * Messages go to stderr, a line at a time, prefixed with LOG_PREFIX:
  *
- *   log_error()        something failed; the caller decides what follows
+ *   log_error()        something failed, or what the user asked for
+ *                      happened; the caller decides what follows
  *   log_error_errno()  the same, ending in ": " and strerror(@err)
- *   log_warn()         the run goes on, but the user should know
- *   log_fatal()        log_error(), then exit(@status): only in main's set-up
+ *   log_warn()         "warning: ": the run goes on without what the user
+ *                      asked for (a feature switched off), so they should know
+ *   log_to()           log_error()'s line on another stream (--probe's)
  *
+ * A fatal error is a log_error() and a negative errno returned up to
+ * main, which turns it into an exit status (base/exit_status.h); nothing
+ * below main exits.
  * Functions that take an errno take it as an argument, so the caller's
  * expression `errno` is read before anything (snprintf, a second ioctl,
  * the status line) can change it.  Every function holds stderr's lock for
@@ -26,10 +31,7 @@
 #define log_error(...)		  log_at(stderr, "", 0, __VA_ARGS__)
 #define log_error_errno(err, ...) log_at(stderr, "", (err), __VA_ARGS__)
 #define log_warn(...)		  log_at(stderr, "warning: ", 0, __VA_ARGS__)
-__attribute__((format(printf, 2, 3), noreturn)) void log_fatal(int status, const char *fmt, ...);
-
-/* log_to - log_error()'s line on @f instead of stderr (a caller's own stream). */
-#define log_to(f, ...) log_at((f), "", 0, __VA_ARGS__)
+#define log_to(f, ...)		  log_at((f), "", 0, __VA_ARGS__)
 
 /*
  * log_at - what the macros above expand to: one line on @f, LOG_PREFIX,

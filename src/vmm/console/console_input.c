@@ -221,8 +221,8 @@ int console_input_start(struct vm *vm, int fd, enum console_escapes mode,
 		 * one (tcgetpgrp fails: the emulated host hands its serial port to
 		 * an inner csan-vmm this way) has no job control to fear.
 		 */
-		log_error("--console-escapes=on: the terminal belongs to another process group "
-			  "(csan-vmm runs in the background); escape keys are off");
+		log_warn("--console-escapes=on: the terminal belongs to another process group "
+			 "(csan-vmm runs in the background); escape keys are off");
 		return 0;
 	}
 	ci = calloc(1, sizeof(*ci));

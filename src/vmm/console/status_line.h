@@ -49,9 +49,10 @@ int status_line_attach(struct vm *vm, status_sample_fn fn, void *ctx, char *why,
 
 /*
  * status_line_hide - erase the line if it is on the terminal, and keep it
- * away for STATUS_LINE_QUIET_MS: call before writing anything else to the
- * terminal (reports, the guest console, faults).  Any thread; cheap when
- * no line is drawn.
+ * away for STATUS_LINE_QUIET_MS.  While a line is drawn it is base/log.h's
+ * before-output hook, so messages and the guest console (which call
+ * log_before_output) erase it first; nobody calls it by name.  Any
+ * thread; cheap when no line is drawn.
  */
 void status_line_hide(void);
 

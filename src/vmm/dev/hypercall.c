@@ -60,10 +60,11 @@ int hc_read_args(struct vcpu *vcpu, unsigned nr, uint32_t gpa, void *dst, size_t
 struct hc_table {
 	const char *owner[CSAN_HC_MAX];
 	hc_handler_fn fn[CSAN_HC_MAX];
+	void *ctx[CSAN_HC_MAX];
 };
 
-int hc_register(struct vm *vm, unsigned nr, const char *owner, hc_handler_fn fn, char *why,
-		size_t whylen)
+int hc_register(struct vm *vm, unsigned nr, const char *owner, hc_handler_fn fn, void *ctx,
+		char *why, size_t whylen)
 {
 	struct hc_table *t = vm->hc;
 
@@ -80,7 +81,13 @@ int hc_register(struct vm *vm, unsigned nr, const char *owner, hc_handler_fn fn,
 	}
 	t->fn[nr] = fn;
 	t->owner[nr] = owner;
+	t->ctx[nr] = ctx;
 	return 0;
+}
+
+void *hc_context(const struct vm *vm, unsigned nr)
+{
+	return vm->hc && nr < CSAN_HC_MAX ? vm->hc->ctx[nr] : NULL;
 }
 
 int hc_dispatch(struct vcpu *vcpu, unsigned nr, uint32_t arg_gpa)
@@ -110,8 +117,9 @@ int hc_handle_io(struct vcpu *vcpu, uint16_t port, bool is_write, const uint8_t 
 	return hc_dispatch(vcpu, nr, gpa);
 }
 
-int hc_pio(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *data, unsigned size,
-	   unsigned count)
+/* hc_handle_io as a pio_handler (pio.h); @ctx is unused. */
+static int hc_pio(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *data,
+		  unsigned size, unsigned count)
 {
 	(void)ctx;
 	return hc_handle_io(vcpu, port, is_write, data, size, count);

@@ -21,10 +21,6 @@ struct vm;
 int hc_handle_io(struct vcpu *vcpu, uint16_t port, bool is_write, const uint8_t *data,
 		 unsigned size, unsigned count);
 
-/* hc_pio - hc_handle_io as a pio_handler (pio.h); @ctx is unused. */
-int hc_pio(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, uint8_t *data, unsigned size,
-	   unsigned count);
-
 /*
  * A hypercall handler: @arg_gpa is the guest-physical address of its
  * argument struct, unchecked.  Returns VCPU_RESUME, or VCPU_STOP when the
@@ -42,13 +38,21 @@ int hc_attach_ports(struct vm *vm, char *why, size_t whylen);
 
 /*
  * hc_register - serve hypercall @nr (1 .. CSAN_HC_MAX-1) of @vm with @fn,
- * on behalf of @owner (a short name for messages).  Call before vm_run.
+ * on behalf of @owner (a short name for messages), with @ctx for
+ * hc_context (NULL: none).  Call before vm_run.
  * Returns 0; -EBUSY when @nr already has a handler (both owners are named
  * in @why); -EINVAL for a number outside the ABI, a NULL @fn, or a VM
  * without the hypercall ports.
  */
-int hc_register(struct vm *vm, unsigned nr, const char *owner, hc_handler_fn fn, char *why,
-		size_t whylen);
+int hc_register(struct vm *vm, unsigned nr, const char *owner, hc_handler_fn fn, void *ctx,
+		char *why, size_t whylen);
+
+/*
+ * hc_context - the context registered with hypercall @nr of @vm, or NULL
+ * (none, or no hypercall ports): how the owner of a call finds its state
+ * of this VM.
+ */
+void *hc_context(const struct vm *vm, unsigned nr);
 
 /*
  * hc_read_args - copy hypercall @nr's argument struct (@size bytes at

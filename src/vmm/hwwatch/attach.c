@@ -4,6 +4,7 @@
 #include <linux/kvm.h>
 
 #include "vmm/base/log.h"
+#include "vmm/hwwatch/engine.h"
 #include "vmm/hwwatch/hw_watch.h"
 #include "vmm/kvm/vm.h"
 

@@ -128,4 +128,13 @@ unsigned hw_slots_of(struct hw_engine *hw, const struct vcpu *vcpu, uint32_t tic
  */
 int hw_mute_after_hit(struct vcpu *vcpu, unsigned mask);
 
+/*
+ * hw_engine_new - the per-VM state of hardware watches for @ncpus vCPUs
+ * (ids 0 .. @ncpus-1): which debug registers hold which guest watch on
+ * each, what each watch caught.  Returns NULL when out of memory.
+ * hw_engine_free releases it (NULL is a no-op).
+ */
+struct hw_engine *hw_engine_new(unsigned ncpus);
+void hw_engine_free(struct hw_engine *hw);
+
 #endif /* CSAN_VMM_HW_ENGINE_H */

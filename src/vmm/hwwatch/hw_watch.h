@@ -14,15 +14,6 @@ struct vcpu;
 struct hw_engine;
 
 /*
- * hw_engine_new - the per-VM state of hardware watches for @ncpus vCPUs
- * (ids 0 .. @ncpus-1): which debug registers hold which guest watch on
- * each, what each watch caught.  Returns NULL when out of memory.
- * hw_engine_free releases it (NULL is a no-op).
- */
-struct hw_engine *hw_engine_new(unsigned ncpus);
-void hw_engine_free(struct hw_engine *hw);
-
-/*
  * hw_watch_attach - give @vm the engine (vm->hw) and its KVM_EXIT_DEBUG
  * handler (hw_watch_debug_exit), freed with the VM.  Returns 0, or a
  * negative errno with a message in @why.

@@ -153,6 +153,7 @@ static int read_image(struct elf_check *c)
 	uint64_t at = 0, upto;
 	size_t nskip, i = 0;
 	bool ok = true;
+	int e = 0;
 
 	if (c->size > SIZE_MAX)
 		return REJECT(c, -EFBIG, "the file is too large to read (%llu bytes)",
@@ -166,11 +167,12 @@ static int read_image(struct elf_check *c)
 	while (ok && at < c->size) {
 		upto = i < nskip ? skip[i].off : c->size;
 		ok = read_at(c->g->fd, c->g->image + at, upto - at, at);
+		e = ok ? 0 : errno; /* before free() can change it */
 		at = i < nskip ? skip[i++].end : c->size;
 	}
 	free(skip);
-	if (!ok && errno)
-		return REJECT(c, -errno, "cannot read the guest image: %s", strerror(errno));
+	if (!ok && e)
+		return REJECT(c, -e, "cannot read the guest image: %s", strerror(e));
 	if (!ok || fstat(c->g->fd, &st) || (uint64_t)st.st_size != c->size)
 		return REJECT(c, -EIO,
 			      "the file changed size while it was read (%llu bytes expected): is "

@@ -23,10 +23,12 @@ enum { VCPU_DEFAULT = -1, VCPU_RESUME = 0, VCPU_STOP = 1 };
 typedef int (*vm_exit_fn)(struct vcpu *vcpu, void *ctx);
 
 /*
- * The points of a run where hooks are called, in this order.  Each hook
- * gets the VM, the vCPU for the per-exit points (NULL for the others)
- * and the context it registered; only VM_HOOK_TICK's return value is
- * read.
+ * The points of a run where hooks are called.  RUN_START, RUN_ENDING,
+ * VCPUS_STOPPED and RUN_END come once a run, in that order; TICK,
+ * BEFORE_EXIT and BEFORE_FAULT between RUN_START and RUN_ENDING; DESTROY
+ * once, at vm_destroy.  Each hook gets the VM, the vCPU for the per-exit
+ * points (NULL for the others) and the context it registered; only
+ * VM_HOOK_TICK's return value is read.
  */
 enum vm_hook_point {
 	VM_HOOK_BEFORE_EXIT,   /* a vCPU exit, before it is handled (its thread) */
@@ -43,7 +45,7 @@ enum vm_hook_point {
 typedef int (*vm_hook_fn)(struct vm *vm, struct vcpu *vcpu, void *ctx);
 
 #define VM_EXIT_HANDLERS_MAX 8
-#define VM_HOOKS_PER_POINT   6
+#define VM_HOOKS_PER_POINT   16
 
 struct vm_exit_handler {
 	uint32_t reason; /* KVM_EXIT_* */

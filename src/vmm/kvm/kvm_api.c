@@ -31,8 +31,7 @@ int kvm_open_dev(char *why, size_t whylen)
 	if (fd < 0) {
 		e = errno;
 		if (e == ENOENT)
-			snprintf(
-				why, whylen,
+			why_set(why, whylen,
 				KVM_DEVICE
 				" does not exist: build the host kernel "
 				"with CONFIG_KVM and load kvm-intel or kvm-amd (modprobe kvm-intel "
@@ -119,9 +118,12 @@ int kvm_add_ram(int vm_fd, uint64_t bytes, bool lazy, uint8_t **out, char *why, 
 	if (p == MAP_FAILED) {
 		int e = errno;
 
-		why_set(why, whylen,
-			"cannot allocate %" PRIu64 " MiB of guest RAM: %s; try a smaller --memory",
-			bytes >> 20, strerror(e));
+		if (bytes >= 1 << 20)
+			why_set(why, whylen, "cannot allocate %" PRIu64 " MiB of guest RAM: %s",
+				bytes >> 20, strerror(e));
+		else
+			why_set(why, whylen, "cannot allocate %" PRIu64 " KiB of guest RAM: %s",
+				bytes >> 10, strerror(e));
 		return -e;
 	}
 	region.userspace_addr = (uintptr_t)p;

@@ -84,6 +84,16 @@ static int ioctl_failed(const char *what, char *why, size_t whylen)
 	return why_errno(why, whylen, errno, "probe VM: %s failed", what);
 }
 
+/* Say that what failed was the probe's own VM, not the run's. */
+static int probe_vm_failed(int r, char *why, size_t whylen)
+{
+	char what[256];
+
+	snprintf(what, sizeof(what), "%s", why);
+	why_set(why, whylen, "probe VM: %s", what);
+	return r;
+}
+
 /* The VM around an already open /dev/kvm @kvm_fd (which it then owns). */
 static int probe_vm_open(struct probe_vm *pv, int kvm_fd, char *why, size_t whylen)
 {
@@ -94,17 +104,17 @@ static int probe_vm_open(struct probe_vm *pv, int kvm_fd, char *why, size_t whyl
 	pv->kvm_fd = kvm_fd;
 	pv->vm_fd = kvm_create_vm(kvm_fd, why, whylen);
 	if (pv->vm_fd < 0)
-		return pv->vm_fd;
+		return probe_vm_failed(pv->vm_fd, why, whylen);
 	r = kvm_add_ram(pv->vm_fd, PROBE_RAM_SIZE, false, &pv->ram, why, whylen);
 	if (r)
-		return r;
+		return probe_vm_failed(r, why, whylen);
 	r = kvm_run_size(kvm_fd, why, whylen);
 	if (r < 0)
-		return r;
+		return probe_vm_failed(r, why, whylen);
 	pv->run_size = (size_t)r;
 	pv->vcpu_fd = kvm_create_vcpu(pv->vm_fd, 0, pv->run_size, &pv->run, why, whylen);
 	if (pv->vcpu_fd < 0)
-		return pv->vcpu_fd;
+		return probe_vm_failed(pv->vcpu_fd, why, whylen);
 	memcpy(pv->ram + PROBE_CODE_GPA, probe_code, sizeof(probe_code));
 	return 0;
 }
@@ -473,7 +483,7 @@ int probe_report(FILE *out, FILE *err)
 	int kvm_fd = kvm_open_dev(why, sizeof(why)), r;
 
 	if (kvm_fd < 0) {
-		fprintf(err, LOG_PREFIX "--probe: %s\n", why);
+		log_to(err, "--probe: %s", why);
 		fprintf(out, "hardware-watchpoint mode: unavailable (%s)\n", why);
 		return 2;
 	}
@@ -488,7 +498,7 @@ int probe_report(FILE *out, FILE *err)
 	r = probe_vm_open(&pv, kvm_fd, why, sizeof(why));
 	if (r) {
 		probe_vm_close(&pv);
-		fprintf(err, LOG_PREFIX "--probe: %s\n", why);
+		log_to(err, "--probe: %s", why);
 		fprintf(out,
 			"hardware-watchpoint mode: unavailable (the probe guest could not "
 			"run: %s)\n",

@@ -1,6 +1,5 @@
 /* vcpu.c: one vCPU: its KVM file, its thread and run loop, cross-vCPU tasks. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,14 +332,15 @@ void vcpu_stop_all(struct vm *vm)
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += VCPU_STOP_GRACE_S;
 		if (pthread_timedjoin_np(v->thread, NULL, &until) != 0) {
+			char port[16] = "";
+
 			what = __atomic_load_n(&v->doing, __ATOMIC_RELAXED);
-			fprintf(stderr,
-				LOG_PREFIX "vCPU %u's thread has not stopped after %d s; it was %s",
-				i, VCPU_STOP_GRACE_S, what ? what : "starting");
 			if (what && strstr(what, "port"))
-				fprintf(stderr, " %#x",
-					__atomic_load_n(&v->doing_port, __ATOMIC_RELAXED));
-			fputs(" (a csan-vmm bug: please report it)\n", stderr);
+				snprintf(port, sizeof(port), " %#x",
+					 __atomic_load_n(&v->doing_port, __ATOMIC_RELAXED));
+			log_error("vCPU %u's thread has not stopped after %d s; it was %s%s (a "
+				  "csan-vmm bug: please report it)",
+				  i, VCPU_STOP_GRACE_S, what ? what : "starting", port);
 			pthread_join(v->thread, NULL);
 		}
 		v->started = false;

@@ -1,18 +1,12 @@
 /* vm.c: the VM's life: its KVM objects, guest RAM, irqchip and vCPUs (the run is run.c). */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/signalfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <linux/kvm.h>
@@ -165,7 +159,10 @@ struct vm *vm_new(const struct vm_config *cfg)
 	/* Polled by the supervisor, never read there: non-blocking costs it nothing. */
 	vm->end_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (vm->end_fd < 0) {
+		int e = errno;
+
 		vm_destroy(vm);
+		errno = e;
 		return NULL;
 	}
 	return vm;
@@ -176,8 +173,15 @@ int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t wh
 	struct vm *vm = vm_new(cfg);
 	int r;
 
-	if (!vm)
-		return why_errno(why, whylen, errno ? errno : ENOMEM, "cannot make a VM");
+	if (!vm) {
+		int e = errno;
+
+		if (e == ENOMEM)
+			why_set(why, whylen, "out of memory");
+		else
+			why_errno(why, whylen, e, "eventfd failed");
+		return -e;
+	}
 
 	r = kvm_open(vm, why, whylen);
 	if (r)
@@ -191,6 +195,11 @@ int vm_create(const struct vm_config *cfg, struct vm **out, char *why, size_t wh
 		goto err;
 	}
 	r = kvm_add_ram(vm->vm_fd, cfg->mem_bytes, true, &vm->ram, why, whylen);
+	if (r == -ENOMEM) {
+		size_t n = strnlen(why, whylen);
+
+		snprintf(why + n, whylen - n, "; try a smaller --memory");
+	}
 	if (r)
 		goto err;
 	vm->ram_size = cfg->mem_bytes;

@@ -1,4 +1,4 @@
-/* vm.h: the virtual machine: creation, guest RAM, boot set-up, the run. */
+/* vm.h: the virtual machine: its state, its life, its run. */
 #ifndef CSAN_VMM_VM_H
 #define CSAN_VMM_VM_H
 
@@ -14,7 +14,6 @@ struct vcpu;
 struct sym;
 struct unwinder;
 struct report_log;
-struct csan_control;
 struct hw_engine;
 struct elf_guest;
 struct serial;

@@ -66,7 +66,7 @@ static int fill_addr(struct sockaddr_un *sa, const char *path, char *why, size_t
 static int clear_path(const char *path, const struct sockaddr_un *sa, char *why, size_t whylen)
 {
 	struct stat st;
-	int fd, rc;
+	int fd, rc, e;
 
 	if (lstat(path, &st) < 0)
 		return errno == ENOENT ? 0 : -errno;
@@ -81,6 +81,7 @@ static int clear_path(const char *path, const struct sockaddr_un *sa, char *why,
 	if (fd < 0)
 		return -errno;
 	rc = connect(fd, (const struct sockaddr *)sa, sizeof(*sa));
+	e = errno; /* before close() can change it */
 	close(fd);
 	if (rc == 0) {
 		snprintf(why, whylen,
@@ -89,9 +90,9 @@ static int clear_path(const char *path, const struct sockaddr_un *sa, char *why,
 			 path);
 		return -EADDRINUSE;
 	}
-	if (errno != ECONNREFUSED) {
-		return why_errno(why, whylen, errno,
-				 "--control: cannot check the existing socket '%s'", path);
+	if (e != ECONNREFUSED) {
+		return why_errno(why, whylen, e, "--control: cannot check the existing socket '%s'",
+				 path);
 	}
 	if (unlink(path) < 0) {
 		return why_errno(why, whylen, errno,

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "csan/abi.h"
+#include "vmm/base/clock.h"
 #include "vmm/base/log.h"
 #include "vmm/console/console_input.h"
 #include "vmm/run/control_server.h"
@@ -19,6 +20,7 @@
 #include "vmm/image/boot.h"
 #include "vmm/dev/serial.h"
 #include "vmm/hwwatch/hw_watch.h"
+#include "vmm/guest/csan/csan_profile.h"
 #include "vmm/guest/profile.h"
 #include "vmm/run/options.h"
 #include "vmm/console/status_line.h"
@@ -149,14 +151,6 @@ static int exit_status(const struct vm_outcome *out, uint64_t races, bool quiet)
 	}
 }
 
-static double seconds_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /* Ctrl-a w: the watch mode the other way round. */
 static int toggle_watch(struct vm *vm, char *why, size_t whylen)
 {
@@ -260,6 +254,9 @@ static int build_vm(struct elf_guest *g, struct plug *plug, const struct vm_conf
 		rc = status_line_attach(*vm, status_sample, plug, why, sizeof(why));
 	if (!rc)
 		rc = elf_guest_load(g, vm_ram(*vm), vm_ram_size(*vm), why, sizeof(why));
+	/* An image with the csan ABI note calls the csan hypercalls, whatever runs it. */
+	if (!rc && g->abi_version)
+		rc = csan_hypercalls_attach(*vm, why, sizeof(why));
 	if (!rc) {
 		(*vm)->image = g;
 		plug->vm = *vm;
@@ -289,7 +286,7 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 	struct console_input *console = NULL;
 	struct pipeline pipe = { 0 };
 	struct plug plug = { 0 };
-	struct timespec t0;
+	uint64_t t0;
 	char why[WHY_LEN];
 	char *cmdline = NULL;
 	struct vm *vm = NULL;
@@ -319,7 +316,7 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 		log_error("out of memory");
 		goto out;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = clock_now_ns();
 	plug.prof = prof;
 	if (build_vm(g, &plug, &cfg, status_line_wanted(o->quiet), cmdline, &vm))
 		goto out;
@@ -348,7 +345,7 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 			  cfg.mem_bytes >> 20, ro->watch_hw ? "hw" : "soft", cmdline);
 	if (vm_run(vm, &res->outcome))
 		goto out;
-	res->wall_s = seconds_since(&t0);
+	res->wall_s = (double)(clock_now_ns() - t0) / 1e9;
 	res->ran = true;
 	/* The terminal back to normal before the summary; no more commands. */
 	console_input_stop(console);

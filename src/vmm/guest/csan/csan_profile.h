@@ -9,8 +9,10 @@ struct vm;
 /*
  * csan_hypercalls_attach - the hypercall ports of @vm with every call of
  * the csan ABI served (console, exit, fault, control block, reports,
- * hardware watches): what the profile's setup does, and what the fuzz
- * target drives.  Returns 0, or a negative errno with a message in @why.
+ * hardware watches) and the state they keep (csan_state.h): for every
+ * image with the csan ABI note, whichever profile runs it (--guest=linux
+ * boots a csan guest as a plain PVH kernel, and its runtime still calls),
+ * and for the fuzz targets.  Returns 0, or a negative errno with a message in @why.
  */
 int csan_hypercalls_attach(struct vm *vm, char *why, size_t whylen);
 

@@ -1,23 +1,22 @@
-/* csan_state.h: the csan profile's state of one VM: the runtime's control block, the result line.
- */
+/* csan_state.h: the csan ABI's state of one VM: the control block, the result line. */
 #ifndef CSAN_VMM_CSAN_STATE_H
 #define CSAN_VMM_CSAN_STATE_H
 
 #include <pthread.h>
 
 #include "csan/abi.h"
+#include "vmm/dev/hypercall.h"
 #include "vmm/dev/serial.h"
 #include "vmm/kvm/vm.h"
 
 /*
- * vm->profile_state of a VM whose hypercalls the csan profile serves
- * (csan_state_new makes it, from csan_hypercalls_attach, with the VM's
- * lifetime).  The core
- * knows nothing of it: the control block is this guest's business.
+ * The csan ABI's state of a VM whose image speaks it (csan_state_new
+ * makes it, from csan_hypercalls_attach, with the VM's lifetime): the
+ * context of its CSAN_HC_ATTACH hypercall, where whoever holds the VM
+ * finds it (csan_state()).  The core knows nothing of it: the control
+ * block is this guest's business.
  */
 struct csan_state {
-	const void *owner; /* &csan_state_owner: tells this state from another profile's */
-
 	/* The guest runtime's control block (CSAN_HC_ATTACH), in guest RAM; NULL until attached. */
 	struct csan_control *control;
 	unsigned control_ncounters; /* atomic: checked at attach; reads stay below it */
@@ -28,20 +27,16 @@ struct csan_state {
 	char result[SERIAL_LINE_MAX + 1];
 };
 
-extern const char csan_state_owner;
-
 /*
- * csan_state_new - make @vm's csan state (vm->profile_state), freed with
- * the VM.  Returns 0, or -ENOMEM with a message in @why.
+ * csan_state_new - a csan state for @vm, freed with the VM; NULL with a
+ * message in @why when out of memory.
  */
-int csan_state_new(struct vm *vm, char *why, size_t whylen);
+struct csan_state *csan_state_new(struct vm *vm, char *why, size_t whylen);
 
-/* csan_state - @vm's csan state, or NULL when another kind of guest (or none) runs. */
+/* csan_state - @vm's csan state, or NULL when its image does not speak the csan ABI. */
 static inline struct csan_state *csan_state(const struct vm *vm)
 {
-	struct csan_state *cs = vm->profile_state;
-
-	return cs && cs->owner == &csan_state_owner ? cs : NULL;
+	return hc_context(vm, CSAN_HC_ATTACH);
 }
 
 /* csan_control - @vm's attached control block, or NULL (not attached, not a csan guest). */

@@ -83,9 +83,9 @@ static int hc_attach(struct vcpu *vcpu, uint32_t gpa)
 	return VCPU_RESUME;
 }
 
-int hc_attach_register(struct vm *vm, char *why, size_t whylen)
+int hc_attach_register(struct vm *vm, struct csan_state *cs, char *why, size_t whylen)
 {
-	return hc_register(vm, CSAN_HC_ATTACH, "csan", hc_attach, why, whylen);
+	return hc_register(vm, CSAN_HC_ATTACH, "csan", hc_attach, cs, why, whylen);
 }
 
 uint64_t hc_attach_counter(struct vm *vm, enum csan_counter c)

@@ -9,12 +9,15 @@
 #include "csan/abi.h"
 
 struct vm;
+struct csan_state;
 
 /*
  * hc_attach_register - serve CSAN_HC_ATTACH: check the block once and keep
- * it in vm->control.  Call before vm_run.  Returns 0, or -EINVAL.
+ * it in @cs, the csan state of @vm (csan_state.h), which the call's
+ * context makes findable.  Call before vm_run.  Returns 0, or
+ * hc_register's error with a message in @why.
  */
-int hc_attach_register(struct vm *vm, char *why, size_t whylen);
+int hc_attach_register(struct vm *vm, struct csan_state *cs, char *why, size_t whylen);
 
 /*
  * hc_attach_print_counters - print the runtime's counters (KCSAN's debugfs

@@ -74,11 +74,11 @@ static int hc_fault(struct vcpu *vcpu, uint32_t gpa)
 
 int hc_basic_register(struct vm *vm, char *why, size_t whylen)
 {
-	int r = hc_register(vm, CSAN_HC_PUTS, "csan", hc_puts, why, whylen);
+	int r = hc_register(vm, CSAN_HC_PUTS, "csan", hc_puts, NULL, why, whylen);
 
 	if (!r)
-		r = hc_register(vm, CSAN_HC_EXIT, "csan", hc_exit, why, whylen);
+		r = hc_register(vm, CSAN_HC_EXIT, "csan", hc_exit, NULL, why, whylen);
 	if (!r)
-		r = hc_register(vm, CSAN_HC_FAULT, "csan", hc_fault, why, whylen);
+		r = hc_register(vm, CSAN_HC_FAULT, "csan", hc_fault, NULL, why, whylen);
 	return r;
 }

@@ -83,7 +83,7 @@ static int hc_hw_disarm(struct vcpu *vcpu, uint32_t gpa)
 
 int hc_hw_register(struct vm *vm, char *why, size_t whylen)
 {
-	int r = hc_register(vm, CSAN_HC_HW_ARM, "csan", hc_hw_arm, why, whylen);
+	int r = hc_register(vm, CSAN_HC_HW_ARM, "csan", hc_hw_arm, NULL, why, whylen);
 
-	return r ? r : hc_register(vm, CSAN_HC_HW_DISARM, "csan", hc_hw_disarm, why, whylen);
+	return r ? r : hc_register(vm, CSAN_HC_HW_DISARM, "csan", hc_hw_disarm, NULL, why, whylen);
 }

@@ -42,5 +42,5 @@ static int hc_report(struct vcpu *vcpu, uint32_t gpa)
 
 int hc_report_register(struct vm *vm, char *why, size_t whylen)
 {
-	return hc_register(vm, CSAN_HC_REPORT, "csan", hc_report, why, whylen);
+	return hc_register(vm, CSAN_HC_REPORT, "csan", hc_report, NULL, why, whylen);
 }

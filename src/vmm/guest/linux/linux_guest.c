@@ -207,7 +207,6 @@ static int route_pc_irqs(struct vm *vm, char *why, size_t whylen)
 	return rc;
 }
 
-/* Register a port range of ours; a clash is a set-up bug, said plainly. */
 /* COM1's interrupt line, through KVM's 8259s and I/O APIC (route_pc_irqs). */
 static void serial_irq(void *ctx, bool level)
 {
@@ -240,10 +239,11 @@ static int linux_setup(struct vm *vm, char *why, size_t whylen)
 	vm->profile_state = ls;
 	vm->pc_platform = true;
 	if (ioctl(vm->vm_fd, KVM_CREATE_PIT2, &pit) < 0) {
-		rc = -errno;
-		snprintf(why, whylen, "KVM_CREATE_PIT2 failed: %s (Linux needs the PIT)",
-			 strerror(-rc));
-		return rc;
+		int e = errno;
+
+		why_set(why, whylen, "KVM_CREATE_PIT2 failed: %s (Linux needs the PIT)",
+			strerror(e));
+		return -e;
 	}
 	rc = route_pc_irqs(vm, why, whylen);
 	if (!rc)
