@@ -374,6 +374,83 @@ static void test_io(void)
 	test_vm_free(vm);
 }
 
+/* --- MMIO to a device: its handler, for accesses wholly inside its range ---- */
+
+struct mmio_dev {
+	unsigned calls;
+	uint64_t addr;
+	bool is_write;
+	unsigned len;
+	uint8_t data[8];
+	int ret;
+};
+
+static int mmio_dev_io(struct vcpu *vcpu, void *ctx, uint64_t addr, bool is_write, uint8_t *data,
+		       unsigned len)
+{
+	struct mmio_dev *d = ctx;
+
+	(void)vcpu;
+	d->calls++;
+	d->addr = addr;
+	d->is_write = is_write;
+	d->len = len;
+	if (is_write)
+		memcpy(d->data, data, len);
+	else
+		memset(data, 0x5a, len);
+	return d->ret;
+}
+
+static void test_mmio_device(void)
+{
+	struct vm *vm = test_vm_new();
+	struct vcpu *v = vm->vcpus[0];
+	struct mmio_dev d = { .ret = VCPU_RESUME };
+	struct kvm_run *run;
+	int r;
+
+	CHECK(mmio_register(&vm->mmio, 0xd0000000, 0x100, "test-mmio", mmio_dev_io, &d, NULL, 0) ==
+	      0);
+	/* A write of 4 bytes reaches the device with its address and bytes. */
+	run = set_exit(v, KVM_EXIT_MMIO);
+	run->mmio.phys_addr = 0xd0000010;
+	run->mmio.len = 4;
+	run->mmio.is_write = 1;
+	memcpy(run->mmio.data, "\x01\x02\x03\x04", 4);
+	r = dispatch(v);
+	CHECK_RESUMED(vm, r);
+	CHECK_EQ_U64(d.calls, 1);
+	CHECK_EQ_U64(d.addr, 0xd0000010);
+	CHECK(d.is_write && d.len == 4 && memcmp(d.data, "\x01\x02\x03\x04", 4) == 0);
+	/* A read of the last 8 bytes: what the device fills is what the guest gets. */
+	run = set_exit(v, KVM_EXIT_MMIO);
+	run->mmio.phys_addr = 0xd00000f8;
+	run->mmio.len = 8;
+	r = dispatch(v);
+	CHECK_RESUMED(vm, r);
+	CHECK_EQ_U64(d.calls, 2);
+	CHECK(!d.is_write && d.len == 8 && run->mmio.data[0] == 0x5a && run->mmio.data[7] == 0x5a);
+	/* One that runs past the device's end is nobody's: it reads zero. */
+	run = set_exit(v, KVM_EXIT_MMIO);
+	run->mmio.phys_addr = 0xd00000fc;
+	run->mmio.len = 8;
+	memset(run->mmio.data, 0xa5, sizeof(run->mmio.data));
+	r = dispatch(v);
+	CHECK_RESUMED(vm, r);
+	CHECK_EQ_U64(d.calls, 2);
+	CHECK_EQ_U64(run->mmio.data[0], 0);
+	/* The device's VCPU_STOP is the dispatcher's. */
+	d.ret = VCPU_STOP;
+	run = set_exit(v, KVM_EXIT_MMIO);
+	run->mmio.phys_addr = 0xd0000000;
+	run->mmio.len = 1;
+	run->mmio.is_write = 1;
+	CHECK(dispatch(v) == VCPU_STOP);
+	CHECK_EQ_U64(d.calls, 3);
+	test_vm_free(vm);
+}
+
 /* --- MMIO, HLT, INTR: the core's own, back to the guest --------------------- */
 
 static void test_mmio_hlt_intr(void)
@@ -681,6 +758,7 @@ static void test_registration(void)
 int main(void)
 {
 	test_io();
+	test_mmio_device();
 	test_mmio_hlt_intr();
 	test_debug();
 	test_shutdown_system_event();

@@ -1,5 +1,7 @@
 /* test-serial.c: the 16550's receiver and interrupt line, as Linux's 8250 driver drives them. */
 #include <fcntl.h>
+#include <string.h>
+#include <errno.h>
 #include <unistd.h>
 
 #include "csan/abi.h"
@@ -30,12 +32,31 @@ static void out(struct serial *s, unsigned reg, uint8_t v)
 	serial_io(s, 0, (uint16_t)(COM1 + reg), true, &v, 1, 1);
 }
 
+/* A line sink: the last whole line it saw. */
+static char last_line[64];
+
+static void keep_line(void *ctx, const char *line, size_t len)
+{
+	(void)ctx;
+	snprintf(last_line, sizeof(last_line), "%.*s", (int)len, line);
+}
+
 int main(void)
 {
 	int null = open("/dev/null", O_WRONLY);
 	struct serial s;
+	char why[256];
 
 	CHECK(null >= 0 && serial_init(&s, 1, null) == 0);
+	/* One sink for the console's lines; a second owner is refused by name. */
+	CHECK(serial_set_line_sink(&s, "first", keep_line, NULL, why, sizeof(why)) == 0);
+	CHECK(serial_set_line_sink(&s, "second", keep_line, NULL, why, sizeof(why)) == -EBUSY);
+	CHECK(strstr(why, "first") && strstr(why, "second"));
+	console_write(&s, 0, "hello\n", 6);
+	CHECK(strcmp(last_line, "hello") == 0);
+	CHECK(serial_set_line_sink(&s, "first", NULL, NULL, why, sizeof(why)) == 0);
+	console_write(&s, 0, "again\n", 6);
+	CHECK(strcmp(last_line, "hello") == 0);
 	/* The bundled guest's UART: no line wired, no input taken. */
 	CHECK_EQ_U64(serial_receive(&s, (const uint8_t *)"x", 1), 0);
 	CHECK_EQ_U64(in(&s, 5) & 0x01, 0); /* LSR.DR */

@@ -373,6 +373,27 @@ static int destroy_at_vm_destroy(struct vm *vm, struct vcpu *vcpu, void *ctx)
 	return 0;
 }
 
+int serial_set_line_sink(struct serial *s, const char *owner,
+			 void (*fn)(void *ctx, const char *line, size_t len), void *ctx, char *why,
+			 size_t whylen)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (fn && s->line_hook) {
+		why_set(why, whylen,
+			"internal error: the console's lines go to %s already, not to %s",
+			s->line_owner, owner);
+		r = -EBUSY;
+	} else {
+		s->line_hook = fn;
+		s->line_ctx = ctx;
+		s->line_owner = fn ? owner : NULL;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return r;
+}
+
 int serial_attach(struct vm *vm, int out_fd, char *why, size_t whylen)
 {
 	struct serial *s = calloc(1, sizeof(*s));
@@ -398,7 +419,8 @@ int serial_attach(struct vm *vm, int out_fd, char *why, size_t whylen)
 	r = pio_register(&vm->pio, CSAN_COM1_PORT, SERIAL_NPORTS, "16550", serial_pio, s, why,
 			 whylen);
 	if (!r)
-		r = vm_hook_add(vm, VM_HOOK_BEFORE_FAULT, "16550", flush_before_fault, s, why, whylen);
+		r = vm_hook_add(vm, VM_HOOK_BEFORE_FAULT, "16550", flush_before_fault, s, why,
+				whylen);
 	if (!r)
 		r = vm_hook_add(vm, VM_HOOK_RUN_END, "16550", flush_at_end, s, why, whylen);
 	return r;

@@ -42,10 +42,11 @@ struct serial {
 	/*
 	 * Sees every whole line in console order, under the lock, without
 	 * its newline (the guest profile's console_line); NULL: nobody.
-	 * Set before the vCPUs run.
+	 * Set with serial_set_line_sink, before the vCPUs run.
 	 */
 	void (*line_hook)(void *ctx, const char *line, size_t len);
 	void *line_ctx;
+	const char *line_owner;
 	/* 16550 registers the guest may write and read back. */
 	uint8_t ier, lcr, mcr, scr, dll, dlm;
 	/*
@@ -121,6 +122,16 @@ void console_flush_line(struct serial *s, unsigned cpu);
  * newline) at the end of the run, when no vCPU thread is running.
  */
 void console_flush(struct serial *s);
+
+/*
+ * serial_set_line_sink - hand every whole console line from now on to
+ * @fn(@ctx, line, len), on behalf of @owner; NULL @fn stops it.  Before
+ * the vCPUs run, or after they stopped.  Returns 0, or -EBUSY when
+ * another owner has the sink (both named in @why).
+ */
+int serial_set_line_sink(struct serial *s, const char *owner,
+			 void (*fn)(void *ctx, const char *line, size_t len), void *ctx, char *why,
+			 size_t whylen);
 
 /*
  * serial_attach - give @vm its console UART at COM1, writing whole lines

@@ -4,6 +4,7 @@
 #include <linux/kvm.h>
 
 #include "vmm/kvm/exit.h"
+#include "vmm/kvm/bus.h"
 #include "vmm/kvm/fault.h"
 #include "vmm/kvm/vm.h"
 
@@ -14,22 +15,33 @@ static int handle_io(struct vcpu *vcpu)
 	uint8_t *data = (uint8_t *)run + run->io.data_offset;
 	bool is_write = run->io.direction == KVM_EXIT_IO_OUT;
 	uint16_t port = run->io.port;
-	const struct pio_range *r = pio_find(&vcpu->vm->pio, port);
+	const struct bus_range *r = pio_find(&vcpu->vm->pio, port);
 
 	__atomic_store_n(&vcpu->doing_port, port, __ATOMIC_RELAXED);
 	vcpu_doing(vcpu, "handling an I/O exit on port");
 	if (r)
-		return r->fn(vcpu, r->ctx, port, is_write, data, run->io.size, run->io.count);
+		return r->fn.pio(vcpu, r->ctx, port, is_write, data, run->io.size, run->io.count);
 	if (!is_write)
 		memset(data, 0xff, (size_t)run->io.size * run->io.count);
 	return VCPU_RESUME;
 }
 
-/* MMIO outside RAM and the in-kernel APICs: reads as zero, writes ignored. */
+/*
+ * MMIO outside RAM and the in-kernel APICs: the device owning the whole
+ * access, or else reads as zero and writes ignored.
+ */
 static int handle_mmio(struct vcpu *vcpu)
 {
 	struct kvm_run *run = vcpu->run;
+	uint64_t addr = run->mmio.phys_addr;
+	const struct bus_range *r = bus_find(&vcpu->vm->mmio, addr);
 
+	vcpu_doing(vcpu, "handling an MMIO exit");
+	/* An access that runs past the device's end is nobody's. */
+	if (r && run->mmio.len <= sizeof(run->mmio.data) &&
+	    r->len - (addr - r->base) >= run->mmio.len)
+		return r->fn.mmio(vcpu, r->ctx, addr, run->mmio.is_write, run->mmio.data,
+				  run->mmio.len);
 	if (!run->mmio.is_write)
 		memset(run->mmio.data, 0, sizeof(run->mmio.data));
 	return VCPU_RESUME;

@@ -32,5 +32,4 @@ void fault_report_guest(struct vcpu *vcpu, const struct csan_hc_fault *f, const 
  */
 void fault_report_exit(struct vcpu *vcpu);
 
-
 #endif /* CSAN_VMM_FAULT_H */

@@ -64,8 +64,7 @@ static int translate(struct vcpu *vcpu, uint64_t linear, uint64_t *gpa)
  * Copy @len bytes between @buf and guest-linear @linear, page by page:
  * into @buf, or out of it with @to_guest.  Returns the bytes copied.
  */
-static size_t copy_linear(struct vcpu *vcpu, uint64_t linear, void *buf, size_t len,
-			  bool to_guest)
+static size_t copy_linear(struct vcpu *vcpu, uint64_t linear, void *buf, size_t len, bool to_guest)
 {
 	size_t done = 0;
 

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "vmm/kvm/hooks.h"
-#include "vmm/kvm/pio.h"
+#include "vmm/kvm/bus.h"
 
 struct vcpu;
 struct sym;
@@ -56,7 +56,8 @@ struct vm {
 	uint32_t tsc_khz; /* 0 if KVM cannot say */
 	unsigned ncpus;
 	struct vcpu **vcpus;
-	struct pio_bus pio;    /* the devices' port ranges (pio.c) */
+	struct bus pio;	       /* the devices' port ranges (bus.c) */
+	struct bus mmio;       /* the devices' MMIO ranges (bus.c) */
 	struct vm_hooks hooks; /* what the rooms above registered (hooks.c) */
 	bool pc_platform;      /* the PC's ACPI extras, for a Linux guest (acpi.c) */
 

@@ -205,11 +205,10 @@ static int plug_profile(struct plug *p, char *why, size_t whylen)
 	unsigned i;
 	int rc = 0;
 
-	if (prof->console_line) {
-		vm->serial->line_hook = profile_line_hook;
-		vm->serial->line_ctx = p;
-	}
-	if (prof->tick)
+	if (prof->console_line)
+		rc = serial_set_line_sink(vm->serial, prof->name, profile_line_hook, p, why,
+					  whylen);
+	if (!rc && prof->tick)
 		rc = vm_hook_add(vm, VM_HOOK_TICK, prof->name, profile_tick_hook, (void *)prof, why,
 				 whylen);
 	for (i = 0;
@@ -373,7 +372,8 @@ out:
 	console_input_stop(console);
 	control_server_close(control);
 	if (vm && vm->serial)
-		vm->serial->line_hook = NULL; /* serial_destroy's last flush must not reach it */
+		/* serial_destroy's last flush must not reach the profile. */
+		serial_set_line_sink(vm->serial, "guest_run", NULL, NULL, NULL, 0);
 	if (vm && plug.vm && prof->teardown)
 		prof->teardown(vm);
 	if (vm)

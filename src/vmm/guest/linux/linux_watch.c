@@ -20,7 +20,7 @@
 #include "vmm/guest/linux/linux_guest.h"
 #include "vmm/guest/linux/linux_view.h"
 #include "vmm/guest/linux/linux_watch.h"
-#include "vmm/kvm/pio.h"
+#include "vmm/kvm/bus.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
 #include "watch/arm_budget.h"
