@@ -285,9 +285,24 @@ carry() {
 # counts as a writer, so a reader still waiting in open() (QEMU never
 # opened the fifo) is let go, and once closed every reader sees end of file.
 release_readers() {
-	local f
-	for f in "$tmp/io.out" "$tmp/err" "$tmp/ctl.out"; do
-		[ -p "$f" ] && { exec 6<>"$f"; exec 6>&-; }
+	local f p n alive
+	# A copier that had not yet reached its open() when QEMU went away (a
+	# QEMU that fails at once, on a loaded machine) would wait there for a
+	# writer for ever, and so would we: open each fifo for a moment until
+	# every copier has seen its end, for up to 10 s, then stop the rest.
+	# (Seen as a run that printed nothing and was killed after 300 s, in
+	# emulated-statuses.sh's QEMU-that-fails case.)
+	for n in $(seq 100); do
+		for f in "$tmp/io.out" "$tmp/err" "$tmp/ctl.out"; do
+			[ -p "$f" ] && { exec 6<>"$f"; exec 6>&-; }
+		done
+		alive=0
+		for p in "${cat_pids[@]}"; do
+			kill -0 "$p" 2>/dev/null && alive=1
+		done
+		[ "$alive" = 0 ] && break
+		[ "$n" = 100 ] && kill "${cat_pids[@]}" 2>/dev/null
+		sleep 0.1
 	done
 	[ ${#cat_pids[@]} -gt 0 ] && wait "${cat_pids[@]}" 2>/dev/null
 	cat_pids=()
