@@ -18,6 +18,8 @@
 #define BZ_JUMP		      0x200u /* u16: a short jump; its byte at 0x201 ends the header */
 #define BZ_HEADER	      0x202u /* u32: "HdrS" */
 #define BZ_VERSION	      0x206u /* u16: protocol version, major << 8 | minor */
+#define BZ_KERNEL_VERSION     0x20eu /* u16: its version string, from 0x200 in the file */
+#define BZ_KERNEL_VERSION_BASE 0x200u
 #define BZ_TYPE_OF_LOADER     0x210u /* u8: 0xff, a boot loader with no assigned id */
 #define BZ_LOADFLAGS	      0x211u /* u8: bit 0 LOADED_HIGH */
 #define BZ_RAMDISK_IMAGE      0x218u /* u32: the initrd's guest-physical address */

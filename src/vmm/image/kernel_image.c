@@ -82,6 +82,66 @@ static bool find_vmlinux(const char *path, char *out, size_t outlen, char *looke
 	return found;
 }
 
+/*
+ * The bzImage's version string (setup header's kernel_version, protocol
+ * 2.x: "RELEASE (USER@HOST) #N ..."), into @out; false when it has none.
+ */
+static bool bz_version(const struct bzimage *bz, char *out, size_t outlen)
+{
+	uint16_t off;
+	size_t at, n;
+
+	memcpy(&off, bz->data + BZ_KERNEL_VERSION, sizeof(off));
+	at = (size_t)off + BZ_KERNEL_VERSION_BASE;
+	if (!off || at >= bz->size)
+		return false;
+	for (n = 0; at + n < bz->size && bz->data[at + n] && n + 1 < outlen; n++)
+		out[n] = (char)bz->data[at + n];
+	out[n] = '\0';
+	return n > 0 && at + n < bz->size && !bz->data[at + n];
+}
+
+/*
+ * Whether @g (a vmlinux) is @bz's: its linux_banner, "Linux version
+ * RELEASE (USER@HOST) (COMPILER) #N ...", holds the same release, builder
+ * and build number and date as the bzImage's version string.  A vmlinux of
+ * another build would name the wrong code in every report, and hw mode
+ * plants its traps at the vmlinux's addresses.  Without a version string
+ * in either there is nothing to compare: true.
+ */
+static bool same_build(const struct bzimage *bz, const struct elf_guest *g, char *bzv,
+		       size_t bzvlen, char *banner, size_t bannerlen)
+{
+	static const char prefix[] = "Linux version ";
+	const char *paren, *uts, *hit, *end, *p;
+	char head[300];
+
+	banner[0] = '\0';
+	if (!bz_version(bz, bzv, bzvlen) || !g->image)
+		return true;
+	/* "RELEASE (USER@HOST) " and "#N ...", around the compiler the banner adds. */
+	paren = strstr(bzv, ") ");
+	if (!paren)
+		return true;
+	uts = paren + 2;
+	snprintf(head, sizeof(head), "%s%.*s", prefix, (int)(paren + 1 - bzv), bzv);
+	for (p = (const char *)g->image;
+	     (hit = memmem(p, g->image_size - (size_t)(p - (const char *)g->image), prefix,
+			   sizeof(prefix) - 1));
+	     p = hit + 1) {
+		size_t left = g->image_size - (size_t)(hit - (const char *)g->image);
+
+		end = memchr(hit, '\n', left < 512 ? left : 512);
+		if (!end || strncmp(hit, prefix, sizeof(prefix) - 1) != 0)
+			continue;
+		snprintf(banner, bannerlen, "%.*s", (int)(end - hit), hit);
+		if (strncmp(hit, head, strlen(head)) == 0 && memmem(hit, (size_t)(end - hit), uts,
+								 strlen(uts)))
+			return true;
+	}
+	return !banner[0];
+}
+
 static int open_bzimage(const char *path, const char *vmlinux, struct elf_guest *g,
 			struct kernel_symbols_note *note, char *why, size_t whylen)
 {
@@ -127,6 +187,21 @@ static int open_bzimage(const char *path, const char *vmlinux, struct elf_guest 
 		}
 		g->sym_path = g->path; /* the vmlinux's; path becomes what boots */
 		g->path = NULL;
+		{
+			char bzv[256], banner[512];
+
+			if (!same_build(bz, g, bzv, sizeof(bzv), banner, sizeof(banner))) {
+				snprintf(why, whylen,
+					 "%s is not the vmlinux of %s: its banner says \"%.200s\", "
+					 "the bzImage \"%.200s\"; give --vmlinux=PATH to the vmlinux "
+					 "of the same build (or rebuild both)",
+					 g->sym_path, path, banner, bzv);
+				bzimage_close(bz);
+				free(bz);
+				elf_guest_close(g);
+				return -ESTALE;
+			}
+		}
 	} else {
 		memset(g, 0, sizeof(*g));
 		g->fd = -1;
