@@ -59,10 +59,13 @@ static char *linux_cmdline(const char *scenario, uint64_t seed, const char *a)
 
 	(void)scenario; /* Linux has none: guest_run refuses --scenario for it */
 	(void)seed;	/* nor a seed: KCSAN's randomness is its own */
-	/* A console= of the user's own replaces ours. */
-	if (a && strstr(a, "console="))
-		return strdup(a);
-	if (asprintf(&s, "%s%s%s", LINUX_DEFAULT_CMDLINE, a ? " " : "", a ? a : "") < 0)
+	/*
+	 * A console= of the user's own replaces ours.  nokaslr always: hw mode
+	 * plants its traps at the vmlinux's addresses, and a report's frames
+	 * are read against them (a kaslr of the user's own, later, wins).
+	 */
+	if (asprintf(&s, "%s%s%s", a && strstr(a, "console=") ? LINUX_NOKASLR : LINUX_DEFAULT_CMDLINE,
+		     a ? " " : "", a ? a : "") < 0)
 		return NULL;
 	return s;
 }

@@ -13,7 +13,8 @@ struct linux_watch;
 #define LINUX_DEFAULT_MEMORY (512ull << 20)
 
 /* The default command line before --append: the console on the 16550. */
-#define LINUX_DEFAULT_CMDLINE "console=ttyS0"
+#define LINUX_NOKASLR	      "nokaslr"
+#define LINUX_DEFAULT_CMDLINE "console=ttyS0 " LINUX_NOKASLR
 
 /* Linux's panic() lines (kernel/panic.c): the first and the last. */
 #define LINUX_PANIC_PREFIX "Kernel panic - not syncing"

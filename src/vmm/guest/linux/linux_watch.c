@@ -117,6 +117,13 @@ struct linux_watch {
 	uint64_t favoured;    /* backed from the budget's reserve for shared data */
 	uint64_t on_stack;    /* watchpoints on the watcher's own stack, left to KCSAN */
 	struct arm_budget budget;
+	/*
+	 * The traps are in the guest's text.  A PVH vmlinux is in place
+	 * before it boots; a bzImage's kernel only once its decompressor
+	 * has written it there, so they go in at the first exit from its
+	 * text (plant_when_in_place), under the lock.
+	 */
+	bool planted;
 };
 
 static struct linux_watch *the_watch(struct vm *vm)
@@ -450,6 +457,26 @@ static uint8_t *image_bytes(struct vm *vm, uint64_t va, uint64_t len)
 	return NULL;
 }
 
+/*
+ * The vmlinux file's bytes at virtual @va: what the kernel's text is
+ * before it runs, for planning the traps (a bzImage's kernel is not in
+ * guest memory until its decompressor has put it there).
+ */
+static const uint8_t *file_bytes(struct vm *vm, uint64_t va, uint64_t len)
+{
+	const struct elf_guest *g = vm->image;
+	size_t i;
+
+	for (i = 0; g && g->image && i < g->nsegs; i++) {
+		const struct elf_segment *s = &g->segs[i];
+
+		if (va >= s->vaddr && va + len <= s->vaddr + s->filesz &&
+		    s->offset + (va - s->vaddr) + len <= g->image_size)
+			return g->image + s->offset + (va - s->vaddr);
+	}
+	return NULL;
+}
+
 /* Whether @va is in the image's writable segments: static data, which every CPU reaches. */
 static bool image_data(struct vm *vm, uint64_t va)
 {
@@ -659,6 +686,62 @@ static int trap_io(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, u
 
 /* --- start ----------------------------------------------------------------- */
 
+static void plant(struct linux_watch *lw)
+{
+	exits_set(lw, true);
+	site_set(lw, &lw->plan.entry, true);
+	__atomic_store_n(&lw->planted, true, __ATOMIC_RELEASE);
+}
+
+/* Whether @rip is in the vmlinux's text: the kernel itself runs, not its decompressor. */
+static bool in_kernel_text(const struct elf_guest *g, uint64_t rip)
+{
+	size_t i;
+
+	for (i = 0; i < g->nsegs; i++)
+		if ((g->segs[i].flags & PF_X) && rip >= g->segs[i].vaddr &&
+		    rip - g->segs[i].vaddr < g->segs[i].memsz)
+			return true;
+	return false;
+}
+
+/*
+ * A bzImage's kernel is in place once it runs from its own text: then the
+ * traps go in, long before KCSAN starts (at the end of start_kernel), on
+ * the only vCPU running yet.  Its text must be the vmlinux's byte for
+ * byte where the traps go: a kernel that moved itself (KASLR, which
+ * csan-vmm's nokaslr turns off) or of another build would be corrupted.
+ */
+static int plant_when_in_place(struct vm *vm, struct vcpu *vcpu, void *ctx)
+{
+	struct linux_watch *lw = ctx;
+	struct kvm_regs r;
+	const uint8_t *want;
+	uint8_t *have;
+
+	if (__atomic_load_n(&lw->planted, __ATOMIC_ACQUIRE))
+		return -1;
+	if (ioctl(vcpu->fd, KVM_GET_REGS, &r) < 0 || !in_kernel_text(vm->image, r.rip))
+		return -1;
+	pthread_mutex_lock(&lw->lock);
+	if (!lw->planted) {
+		want = file_bytes(vm, lw->fn, lw->fn_size);
+		have = image_bytes(vm, lw->fn, lw->fn_size);
+		if (!want || !have || memcmp(want, have, lw->fn_size) != 0) {
+			log_error("--watch=hw: the running kernel's kcsan_setup_watchpoint at %#" PRIx64
+				  " is not the vmlinux's (it moved itself, or the vmlinux is of "
+				  "another build); stopping before planting traps there",
+				  lw->fn);
+			__atomic_store_n(&lw->planted, true, __ATOMIC_RELEASE);
+			vm_end(vm, VM_END_HOST_ERROR, 0, 0);
+		} else {
+			plant(lw);
+		}
+	}
+	pthread_mutex_unlock(&lw->lock);
+	return -1;
+}
+
 int linux_watch_start(struct vm *vm, struct linux_watch **out, char *why, size_t whylen)
 {
 	static const char fn_name[] = "kcsan_setup_watchpoint";
@@ -690,7 +773,7 @@ int linux_watch_start(struct vm *vm, struct linux_watch **out, char *why, size_t
 		rc = -ENOENT;
 		goto fail;
 	}
-	code = image_bytes(vm, lw->fn, lw->fn_size);
+	code = (uint8_t *)file_bytes(vm, lw->fn, lw->fn_size);
 	if (!code) {
 		snprintf(why, whylen, "%s at %#" PRIx64 " is not in the loaded image", fn_name,
 			 lw->fn);
@@ -732,8 +815,14 @@ int linux_watch_start(struct vm *vm, struct linux_watch **out, char *why, size_t
 	rc = pio_register(&vm->pio, LW_PORT, 1, "KCSAN watch traps", trap_io, lw, why, whylen);
 	if (rc)
 		goto fail;
-	exits_set(lw, true);
-	site_set(lw, &lw->plan.entry, true);
+	if (vm->image->bz) {
+		rc = vm_hook_add(vm, VM_HOOK_BEFORE_EXIT, "linux-watch", plant_when_in_place, lw,
+				 why, whylen);
+		if (rc)
+			goto fail;
+	} else {
+		plant(lw);
+	}
 	hw_watch_set_view(vm->hw, &linux_view);
 	*out = lw;
 	return 0;
