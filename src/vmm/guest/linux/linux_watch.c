@@ -753,7 +753,9 @@ int linux_watch_start(struct vm *vm, struct linux_watch **out, char *why, size_t
 
 	*out = NULL;
 	if (!vm->sym) {
-		snprintf(why, whylen, "the vmlinux's symbols could not be read");
+		snprintf(why, whylen,
+			 "it follows KCSAN's watchpoints by the kernel's symbols, and there is no "
+			 "vmlinux: give --vmlinux=PATH to the vmlinux of this kernel's build");
 		return -EINVAL;
 	}
 	lw = calloc(1, sizeof(*lw));
