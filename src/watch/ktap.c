@@ -153,14 +153,18 @@ unsigned ktap_print(const struct ktap *k, FILE *out)
 	return k->nsuites;
 }
 
-bool ktap_all_passed(const struct ktap *k)
+void ktap_totals(const struct ktap *k, struct ktap_totals *t)
 {
 	unsigned i;
 
-	if (!k->nsuites)
-		return false;
-	for (i = 0; i < k->nsuites; i++)
-		if (!k->suites[i].done || k->suites[i].failed)
-			return false;
-	return true;
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < k->nsuites; i++) {
+		const struct ktap_suite *s = &k->suites[i];
+
+		t->passed += s->passed;
+		t->failed += s->failed;
+		t->skipped += s->skipped;
+		t->incomplete += !s->done;
+	}
+	t->suites = k->nsuites;
 }

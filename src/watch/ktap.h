@@ -23,6 +23,13 @@ struct ktap {
 	bool in_suite; /* between a suite's "# Subtest:" and its result line */
 };
 
+/* Every suite's cases added up, for the exit status and the closing line. */
+struct ktap_totals {
+	unsigned suites;		  /* suites seen (0: no KUnit output at all) */
+	unsigned passed, failed, skipped; /* their test cases */
+	unsigned incomplete;		  /* suites with no result line of their own */
+};
+
 /* ktap_init - an empty result set. */
 void ktap_init(struct ktap *k);
 
@@ -45,9 +52,10 @@ void ktap_line(struct ktap *k, const char *line, size_t len);
 unsigned ktap_print(const struct ktap *k, FILE *out);
 
 /*
- * ktap_all_passed - whether at least one suite ran, every suite finished
- * and no case failed.
+ * ktap_totals - every suite of @k added up into @t.  A suite with no result
+ * line (the kernel crashed or hung in it, or the run was stopped) counts
+ * as incomplete, its cases so far as they came.
  */
-bool ktap_all_passed(const struct ktap *k);
+void ktap_totals(const struct ktap *k, struct ktap_totals *t);
 
 #endif /* CSAN_WATCH_KTAP_H */

@@ -2,7 +2,7 @@
 # way a run can end other than the guest finishing: SIGINT, SIGTERM,
 # --timeout and a guest panic.  The guest (report-flood, on CPUS vCPUs,
 # default 2) sends 1000 reports first.  For each way prints "WAY rc=R",
-# the summary line and the JSON totals.
+# the race summary and closing lines and the JSON totals and exit record.
 vmm=$1 dir=$2 cpus=${3:-2}
 sent=1000
 spin=$((4294967296 + sent))   # bit 32: spin after sending
@@ -10,9 +10,9 @@ panic=$((8589934592 + sent))  # bit 33: panic after sending
 
 show() {
 	echo "$1 rc=$2"
-	grep -E '^csan-vmm: (race summary|stopped by|.*timeout=|vCPU [0-9]+: guest panic)' "$dir/err-$1" |
+	grep -E '^csan-vmm: (race summary|stopped by|.*timeout=|vCPU [0-9]+: guest panic|exit status)' "$dir/err-$1" |
 		sed "s/^/$1: /"
-	grep -E '"type":"(totals|summary)"' "$dir/$1.json" 2>/dev/null | cut -c1-200 | sed "s/^/$1: /"
+	grep -E '"type":"(totals|summary|exit)"' "$dir/$1.json" 2>/dev/null | cut -c1-200 | sed "s/^/$1: /"
 }
 
 # A background job would start with SIGINT ignored (POSIX), so csan-vmm

@@ -1,5 +1,5 @@
 # emulated-statuses.sh: through --host=emulated the exit status is the
-# inner csan-vmm's own (3 for a guest panic and for --timeout), a SIGTERM
+# inner csan-vmm's own (3 for a guest panic, 4 for --timeout), a SIGTERM
 # is passed on so the inner run prints its summary and exits 130, and a
 # failure of the emulated host itself is told apart from the guest's
 # (status 2, saying so).
@@ -11,7 +11,7 @@ expect_rc 3
 expect_err 'panic scenario: deliberate panic, as asked'
 
 run_host --host=emulated --scenario=hang --timeout=3
-expect_rc 3
+expect_rc 4
 expect_err '^csan-vmm: guest still running after --timeout=3 s$'
 
 # SIGTERM once the guest is up: the inner run must end its own way.

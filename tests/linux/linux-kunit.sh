@@ -2,9 +2,11 @@
 # is csan-vmm's external acceptance test.  The same vmlinux runs under
 # qemu-system-x86_64 -accel tcg on this machine first, the reference; then
 # under csan-vmm on 4 vCPUs, which must pass every case QEMU passed (a
-# case that ran out of time once must pass when run again alone), end by the reboot kunit_shutdown asks for with status 1 (KCSAN's
-# reports are csan-vmm's), and lose no report: every KCSAN block on the
-# console is a report in --report-json, symbolized with file:line.
+# case that ran out of time once must pass when run again alone), end by
+# the reboot kunit_shutdown asks for with status 1 (KCSAN's reports are
+# csan-vmm's), or 5 when a case failed, its closing line and JSON exit
+# record carrying KUnit's counts, and lose no report: every KCSAN block on
+# the console is a report in --report-json, symbolized with file:line.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/linux/lib.sh"
 require_linux
@@ -24,12 +26,21 @@ passed_cases "$work/qemu.log" >"$work/qemu.pass"
 [ -s "$work/qemu.pass" ] || fail "QEMU TCG passed no KUnit case"
 
 run_linux -a kunit_shutdown=reboot --report-json="$work/r.json"
-expect_rc 1
 expect_out 'kcsan: selftest: 4/4 tests passed'
 expect_err 'linux kunit: kcsan: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$'
 expect_err 'csan-vmm: Linux rebooted'
 passed_cases "$out" >"$work/vmm.pass"
 ktap_cases 'not ok' "$out" >"$work/vmm.fail"
+# The suite's own counts, as the closing line and the JSON exit record
+# must carry them: 5 when a case failed (it wins over the races), else 1.
+read -r k_pass k_fail k_skip <<EOF
+$(sed -n 's/^linux kunit: kcsan: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$err")
+EOF
+if [ "$k_fail" = 0 ]; then want=1 word=races; else want=5 word=workload-failed; fi
+expect_rc $want
+expect_err "^csan-vmm: exit status $want \\($word\\): [0-9]+ race reports?; workload: none; KUnit: $k_pass passed, $k_fail failed, $k_skip skipped\$"
+grep -q "^{\"type\":\"exit\",\"status\":$want,\"word\":\"$word\",\"end\":\"exit\",.*\"kunit\":{\"suites\":1,\"passed\":$k_pass,\"failed\":$k_fail,\"skipped\":$k_skip,\"incomplete\":0}}\$" "$work/r.json" ||
+	fail "no JSON exit record with status $want and KUnit's $k_pass passed, $k_fail failed, $k_skip skipped"
 # Each case waits a fixed time for KCSAN's report; under emulation a
 # loaded moment can run it out (seen once: test_assert_exclusive_access,
 # 27 of 28, in a fresh-clone CI run).  A case QEMU passed that failed here

@@ -46,6 +46,19 @@ static int check_count;
 		}                                                               \
 	} while (0)
 
+/* CHECK_STREQ: the strings @a and @b are equal (both shown when not). */
+#define CHECK_STREQ(a, b)                                                       \
+	do {                                                                    \
+		const char *a_ = (a), *b_ = (b);                                \
+		check_count++;                                                  \
+		if (!a_ || !b_ || strcmp(a_, b_)) {                             \
+			check_failures++;                                       \
+			fprintf(stderr, "%s:%d: %s == %s: \"%s\" != \"%s\"\n",      \
+				__FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)", \
+				b_ ? b_ : "(null)");                            \
+		}                                                               \
+	} while (0)
+
 static inline int check_exit_status(const char *name)
 {
 	printf("%s: %d checks, %d failed\n", name, check_count, check_failures);

@@ -248,7 +248,10 @@ static void test_soft_only(void)
 	compare_table_free(&t);
 }
 
-/* The worst run decides: interrupted, then usage/host, then guest failure, then races. */
+/*
+ * The worst run decides, as in one run: interrupted, usage/host error,
+ * crash, timeout, failed workload, then races.
+ */
 static void test_exit_status(void)
 {
 	struct compare_table t = { .hw_available = true };
@@ -258,10 +261,20 @@ static void test_exit_status(void)
 		(struct compare_run){ .ran = true, .status = EXIT_CLEAN };
 	t.scenarios[0].run[COMPARE_HW] = (struct compare_run){ .ran = true, .status = EXIT_CLEAN };
 	CHECK_EQ_U64(compare_exit_status(&t), EXIT_CLEAN);
-	/* A guest failure with races still counts as a failure. */
+	/* Races in one mode only: the comparison found races. */
 	t.scenarios[0].run[COMPARE_HW] =
-		(struct compare_run){ .ran = true, .status = EXIT_GUEST_FAILED, .reports = 4 };
-	CHECK_EQ_U64(compare_exit_status(&t), EXIT_GUEST_FAILED);
+		(struct compare_run){ .ran = true, .status = EXIT_RACES, .reports = 2 };
+	CHECK_EQ_U64(compare_exit_status(&t), EXIT_RACES);
+	/* A failed workload in one mode wins over races in the other. */
+	t.scenarios[0].run[COMPARE_SOFT].status = EXIT_WORKLOAD_FAILED;
+	CHECK_EQ_U64(compare_exit_status(&t), EXIT_WORKLOAD_FAILED);
+	/* A timeout wins over a failed workload. */
+	t.scenarios[0].run[COMPARE_HW].status = EXIT_TIMEOUT;
+	CHECK_EQ_U64(compare_exit_status(&t), EXIT_TIMEOUT);
+	/* A crash with races still counts as a crash, and wins over a timeout. */
+	t.scenarios[0].run[COMPARE_SOFT] =
+		(struct compare_run){ .ran = true, .status = EXIT_CRASH, .reports = 4 };
+	CHECK_EQ_U64(compare_exit_status(&t), EXIT_CRASH);
 	t.scenarios[0].run[COMPARE_SOFT].status = EXIT_USAGE;
 	CHECK_EQ_U64(compare_exit_status(&t), EXIT_USAGE);
 	t.scenarios[0].run[COMPARE_HW].status = EXIT_INTERRUPTED;
@@ -269,6 +282,9 @@ static void test_exit_status(void)
 	/* A mode that was not run cannot decide anything. */
 	t.hw_available = false;
 	t.scenarios[0].run[COMPARE_SOFT].status = EXIT_RACES;
+	CHECK_EQ_U64(compare_exit_status(&t), EXIT_RACES);
+	/* A run that ended 0 but whose reports the table shows: races. */
+	t.scenarios[0].run[COMPARE_SOFT].status = EXIT_CLEAN;
 	CHECK_EQ_U64(compare_exit_status(&t), EXIT_RACES);
 	compare_table_free(&t);
 }

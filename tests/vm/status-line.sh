@@ -20,7 +20,7 @@ pty_run() {
 }
 
 pty_run "'$VMM' $args >/dev/null"
-expect_rc 3
+expect_rc 4
 grep -q "${cr}${esc}\\[Kcsan-vmm: [0-9]*\\.[0-9] s, [0-9]* watchpoints/s, 0 races" "$err" ||
 	fail "no status line drawn on a terminal"
 # Erased before the timeout message, which starts at column 0.
@@ -28,14 +28,14 @@ grep -q "${cr}${esc}\\[Kcsan-vmm: guest still running after --timeout=4 s" "$err
 	fail "the status line was not erased before the next message"
 
 pty_run "'$VMM' --quiet $args >/dev/null"
-expect_rc 3
+expect_rc 4
 ! grep -q "watchpoints/s" "$err" || fail "status line drawn with --quiet"
 
 pty_run "'$VMM' $args >/dev/null" dumb
-expect_rc 3
+expect_rc 4
 ! grep -q "watchpoints/s" "$err" || fail "status line drawn with TERM=dumb"
 
 run_vmm $args
-expect_rc 3
+expect_rc 4
 ! grep -q "watchpoints/s" "$err" || fail "status line drawn with stderr not a terminal"
 ! grep -q "$cr" "$err" || fail "carriage return in stderr that is not a terminal"

@@ -52,7 +52,7 @@ void platform_write(const char *s, size_t len);
  */
 __noreturn void platform_exit(int status);
 
-/* Exit statuses of the guest itself (the VMM maps any non-zero to 3). */
+/* Exit statuses of the guest itself (csan-vmm exits 5, workload-failed, on any non-zero). */
 #define GUEST_EXIT_PASS	 0
 #define GUEST_EXIT_FAIL	 1
 #define GUEST_EXIT_USAGE 2

@@ -2,12 +2,19 @@
 #ifndef CSAN_VMM_EXIT_STATUS_H
 #define CSAN_VMM_EXIT_STATUS_H
 
+/*
+ * What a CI script can tell apart.  run/verdict.c decides which one a
+ * run ends with, and names each in the closing summary line and the
+ * --report-json "exit" record by the word in its comment.
+ */
 enum {
-	EXIT_CLEAN = 0,	       /* the guest finished, nothing reported */
-	EXIT_RACES = 1,	       /* the guest finished, races reported */
-	EXIT_USAGE = 2,	       /* usage, configuration or host error */
-	EXIT_GUEST_FAILED = 3, /* exception, triple fault, panic, timeout */
-	EXIT_INTERRUPTED = 130,
+	EXIT_CLEAN = 0,		  /* "clean": nothing reported, the workload (if any) passed */
+	EXIT_RACES = 1,		  /* "races": races reported, the workload (if any) passed */
+	EXIT_USAGE = 2,		  /* "error": usage, configuration or host error */
+	EXIT_CRASH = 3,		  /* "crash": exception, triple fault, panic, bad hypercall */
+	EXIT_TIMEOUT = 4,	  /* "timeout": still running at --timeout */
+	EXIT_WORKLOAD_FAILED = 5, /* "workload-failed": its status non-zero, a KUnit case failed */
+	EXIT_INTERRUPTED = 130,	  /* "interrupted": SIGINT or SIGTERM */
 };
 
 #endif /* CSAN_VMM_EXIT_STATUS_H */

@@ -2,6 +2,7 @@
 #ifndef CSAN_VMM_PROFILE_H
 #define CSAN_VMM_PROFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +12,31 @@ struct report_log_opts;
 struct sym;
 struct vm;
 struct vcpu;
+
+/*
+ * What a profile saw of its guest's run that the exit status depends on
+ * (run/verdict.c decides; the closing summary line and the --report-json
+ * "exit" record show it).  guest_run starts from "nothing seen"
+ * (guest_findings_init); a profile's summarize fills what it knows.
+ */
+struct guest_findings {
+	/* The guest crashed in a way the run's end does not show (Linux: a panic). */
+	bool crashed;
+	/* The workload's own exit status; -1: none ran, or it never said. */
+	int workload_status;
+	/* A workload was to run and report its status: its silence is a failure. */
+	bool workload_expected;
+	/* KUnit's results (KTAP on the console); kunit_suites 0: none seen. */
+	unsigned kunit_suites;
+	unsigned kunit_passed, kunit_failed, kunit_skipped;
+	unsigned kunit_incomplete; /* suites with no result line of their own */
+};
+
+/* guest_findings_init - nothing seen: no crash, no workload, no KUnit. */
+static inline void guest_findings_init(struct guest_findings *f)
+{
+	*f = (struct guest_findings){ .workload_status = -1 };
+}
 
 enum guest_kind {
 	GUEST_AUTO,  /* by the image: the csan ABI note picks csan, else linux */
@@ -132,10 +158,11 @@ struct guest_profile {
 
 	/*
 	 * After the run, before the exit status is decided: print what the
-	 * profile saw on @out; returns the exit status to use, given the
-	 * @status the run would end with.
+	 * profile saw on @out (whatever --quiet says: it is findings), and
+	 * fill in @f what the exit status depends on (a crash, the
+	 * workload's status, KUnit's counts).
 	 */
-	int (*summarize)(struct vm *vm, int status, FILE *out);
+	void (*summarize)(struct vm *vm, struct guest_findings *f, FILE *out);
 
 	/* Release what setup() allocated; @vm is about to be destroyed. */
 	void (*teardown)(struct vm *vm);

@@ -13,6 +13,7 @@
 #include "vmm/base/exit_status.h"
 #include "vmm/run/guest_run.h"
 #include "vmm/run/options.h"
+#include "vmm/run/verdict.h"
 #include "vmm/kvm/probe.h"
 #include "watch/report_log.h"
 
@@ -148,6 +149,9 @@ stopped:
 	if (cf.compare_json)
 		compare_table_json(&t, cf.compare_json);
 	status = compare_exit_status(&t);
+	/* Each run said its own; this is the one a CI log's last line should hold. */
+	log_error("exit status %d (%s): the most serious of --compare's runs", status,
+		  verdict_word(status));
 out:
 	files_close(&cf);
 	compare_table_free(&t);

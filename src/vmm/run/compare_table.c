@@ -8,6 +8,7 @@
 
 #include "vmm/run/compare_table.h"
 #include "vmm/base/exit_status.h"
+#include "vmm/run/verdict.h"
 #include "watch/report.h"
 #include "watch/report_log.h"
 
@@ -560,25 +561,17 @@ void compare_table_json(const struct compare_table *t, FILE *f)
 
 int compare_exit_status(const struct compare_table *t)
 {
-	bool usage = false, failed = false, races = false;
+	int status = EXIT_CLEAN, m;
+	bool races = false;
 	size_t i;
-	int m;
 
 	for (i = 0; i < t->nscenarios; i++)
-		for (m = 0; m < COMPARE_NMODES; m++) {
+		for (m = 0; m < nmodes(t); m++) {
 			const struct compare_run *r = &t->scenarios[i].run[m];
 
-			if (m >= nmodes(t))
-				continue;
-			if (r->status == EXIT_INTERRUPTED)
-				return EXIT_INTERRUPTED;
-			usage |= r->status == EXIT_USAGE;
-			failed |= r->status == EXIT_GUEST_FAILED;
-			races |= r->status == EXIT_RACES || r->reports;
+			status = verdict_combine(status, r->status);
+			races |= r->reports != 0;
 		}
-	if (usage)
-		return EXIT_USAGE;
-	if (failed)
-		return EXIT_GUEST_FAILED;
-	return races ? EXIT_RACES : EXIT_CLEAN;
+	/* A run whose reports the table shows answers "races?" even if it ended 0. */
+	return status == EXIT_CLEAN && races ? EXIT_RACES : status;
 }

@@ -109,9 +109,9 @@ void compare_table_print(const struct compare_table *t, FILE *f);
 void compare_table_json(const struct compare_table *t, FILE *f);
 
 /*
- * compare_exit_status - the exit status of the whole comparison: 130 if a
- * run was interrupted, else 2 if a run ended with 2, else 3 if one ended
- * with 3, else 1 if any run reported a race, else 0.
+ * compare_exit_status - the exit status of the whole comparison: the most
+ * serious of its runs' (verdict_combine: 130, 2, 3, 4, 5, 1, 0), and 1
+ * rather than 0 when any run reported a race.
  */
 int compare_exit_status(const struct compare_table *t);
 

@@ -25,6 +25,7 @@
 #include "vmm/run/options.h"
 #include "vmm/console/status_line.h"
 #include "vmm/hwwatch/watch_mode.h"
+#include "vmm/run/verdict.h"
 #include "watch/report_log.h"
 #include "watch/sym.h"
 #include "watch/unwind.h"
@@ -117,40 +118,55 @@ fail:
 }
 
 /*
- * A quit asked for by the user (Ctrl-a x, the control socket's quit) is
- * the normal way to end a guest that never exits by itself, so it answers
- * the question a run asks, like a guest that finished: races or none.
+ * Say how the run ended, in the words users and tests have read since
+ * before the closing summary line: a guest that finished, a quit, a
+ * signal.  A fault, a timeout and a host error were said by vm_run.
  */
-static int exit_status(const struct vm_outcome *out, uint64_t races, bool quiet)
+static void say_how_it_ended(const struct vm_outcome *out, uint64_t races, bool quiet)
 {
 	switch (out->end) {
 	case VM_END_EXIT:
-		if (out->guest_status == 0 && races) {
+		if (out->guest_status)
+			log_error("guest reported failure (exit status %d)", out->guest_status);
+		else if (races)
 			log_error("guest finished, %" PRIu64 " race report%s", races,
 				  races == 1 ? "" : "s");
-			return EXIT_RACES;
-		}
-		if (out->guest_status == 0) {
-			if (!quiet)
-				log_error("guest finished, no races reported");
-			return EXIT_CLEAN;
-		}
-		log_error("guest reported failure (exit status %d)", out->guest_status);
-		return EXIT_GUEST_FAILED;
+		else if (!quiet)
+			log_error("guest finished, no races reported");
+		break;
 	case VM_END_QUIT:
 		log_error("stopped on request (quit), %" PRIu64 " race report%s", races,
 			  races == 1 ? "" : "s");
-		return races ? EXIT_RACES : EXIT_CLEAN;
-	case VM_END_SIGNAL:
-		log_error("stopped by %s", strsignal(out->signal));
-		return EXIT_INTERRUPTED;
-	case VM_END_HOST_ERROR: return EXIT_USAGE;
-	case VM_END_FAULT:
-	case VM_END_TIMEOUT:
-	default:
-		/* vm_run already printed the fault, registers or timeout. */
-		return EXIT_GUEST_FAILED;
+		break;
+	case VM_END_SIGNAL: log_error("stopped by %s", strsignal(out->signal)); break;
+	default: break;
 	}
+}
+
+/*
+ * Decide the exit status from what the run and the profile saw, and say
+ * it: the closing summary line on stderr (even with --quiet: it is the
+ * run's one-line verdict for a CI log) and the "exit" record of
+ * --report-json.  Returns the status.
+ */
+static int conclude(struct vm *vm, const struct guest_profile *prof,
+		    const struct guest_run_opts *ro, const struct vm_outcome *out, uint64_t races)
+{
+	struct verdict_facts f = { .end = *out, .races = races };
+	char line[256];
+	int status;
+
+	say_how_it_ended(out, races, ro->o->quiet);
+	guest_findings_init(&f.seen);
+	if (prof->summarize)
+		prof->summarize(vm, &f.seen, stderr);
+	status = verdict_status(&f);
+	log_error("%s", verdict_line(line, sizeof(line), &f, status));
+	if (ro->report_json) {
+		verdict_json(ro->report_json, &f, status, ro->watch_hw ? "hw" : "soft");
+		fflush(ro->report_json);
+	}
+	return status;
 }
 
 /* Ctrl-a w: the watch mode the other way round. */
@@ -369,9 +385,7 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 			prof->print_counters(vm, stderr);
 		hw_watch_print_stats(vm, stderr);
 	}
-	res->status = exit_status(&res->outcome, report_log_total(pipe.log), o->quiet);
-	if (prof->summarize)
-		res->status = prof->summarize(vm, res->status, stderr);
+	res->status = conclude(vm, prof, ro, &res->outcome, report_log_total(pipe.log));
 	/* The caller reads the races after the symbols are gone: they are plain strings. */
 	res->log = pipe.log;
 	pipe.log = NULL;

@@ -105,6 +105,20 @@ static void csan_watchpoint_counts(struct vm *vm, uint64_t *set_up, uint64_t *hw
 	*hw_armed = hc_attach_counter(vm, CSAN_COUNTER_HW_ARMED);
 }
 
+/*
+ * The bundled guest's workload is its scenario, and its exit status the
+ * scenario's verdict (1: the row's checks failed): a guest that ended
+ * by itself always gave one.  A negative one (the ABI's field is signed)
+ * reads as none given, which is a failure too.
+ */
+static void csan_summarize(struct vm *vm, struct guest_findings *f, FILE *out)
+{
+	(void)out;
+	f->workload_expected = true;
+	if (vm->outcome.end == VM_END_EXIT)
+		f->workload_status = vm->outcome.guest_status;
+}
+
 const struct guest_profile csan_profile = {
 	.name = "csan",
 	.cmdline = csan_cmdline,
@@ -113,5 +127,6 @@ const struct guest_profile csan_profile = {
 	.watchpoint_counts = csan_watchpoint_counts,
 	.print_counters = hc_attach_print_counters,
 	.result_line = csan_result_line,
+	.summarize = csan_summarize,
 	.watch_changed = csan_publish_watch_mode,
 };

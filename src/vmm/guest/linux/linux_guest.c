@@ -12,7 +12,6 @@
 #include "vmm/dev/acpi.h"
 #include "vmm/dev/cmos.h"
 #include "vmm/console/console_ring.h"
-#include "vmm/base/exit_status.h"
 #include "vmm/guest/linux/linux_guest.h"
 #include "vmm/guest/linux/linux_watch.h"
 #include "vmm/dev/pc_ports.h"
@@ -312,13 +311,21 @@ static void linux_console_end(struct vm *vm)
 		linux_watch_flush(vm, ls->head.watch);
 }
 
-static int linux_summarize(struct vm *vm, int status, FILE *out)
+/* KUnit's counts off the console, and a panic the run's end may not show. */
+static void linux_summarize(struct vm *vm, struct guest_findings *f, FILE *out)
 {
 	struct linux_state *ls = state(vm);
+	struct ktap_totals t;
 
 	if (!ls)
-		return status;
+		return;
 	ktap_print(&ls->ktap, out);
+	ktap_totals(&ls->ktap, &t);
+	f->kunit_suites = t.suites;
+	f->kunit_passed = t.passed;
+	f->kunit_failed = t.failed;
+	f->kunit_skipped = t.skipped;
+	f->kunit_incomplete = t.incomplete;
 	linux_watch_print_stats(ls->head.watch, out);
 	if (ls->kcsan_lost)
 		fprintf(out,
@@ -332,7 +339,8 @@ static int linux_summarize(struct vm *vm, int status, FILE *out)
 			ls->kcsan_unsymbolized, ls->kcsan_unsymbolized == 1 ? "" : "s");
 	if (ls->panicked) {
 		fprintf(out, LOG_PREFIX "Linux panicked: %s\n", ls->panic);
-		return EXIT_GUEST_FAILED;
+		f->crashed = true;
+		return;
 	}
 	/* Races the report log could not hold are races all the same. */
 	if (status == EXIT_CLEAN && ls->kcsan_unsymbolized)
@@ -340,7 +348,6 @@ static int linux_summarize(struct vm *vm, int status, FILE *out)
 	if (ls->ended_how)
 		fprintf(out, LOG_PREFIX "Linux %s (%s)\n",
 			ls->ended_ev == POWER_OFF ? "powered off" : "rebooted", ls->ended_how);
-	return status;
 }
 
 static void linux_teardown(struct vm *vm)
