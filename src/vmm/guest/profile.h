@@ -2,6 +2,7 @@
 #ifndef CSAN_VMM_PROFILE_H
 #define CSAN_VMM_PROFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +39,13 @@ struct guest_profile {
 	 * choose the emulated host instead; NULL when it can.
 	 */
 	const char *unfit_for_pvm;
+
+	/*
+	 * The guest finds virtio-mmio devices announced on its command line
+	 * (virtio_mmio.device=SIZE@ADDR:IRQ, which run/ puts in front of
+	 * the --append words it hands to cmdline), so it can take --disk.
+	 */
+	bool takes_virtio_mmio;
 
 	/*
 	 * The guest command line (malloc'd), or NULL when out of memory: for
