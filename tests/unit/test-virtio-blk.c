@@ -327,6 +327,12 @@ static void test_rw(const char *path, int fd)
 	memcpy(f.ram + AVAIL + 2, &(uint16_t){ QNUM + 1 }, 2);
 	wr(&f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
 	CHECK(rd(&f, VIRTIO_MMIO_STATUS) & VIRTIO_STATUS_NEEDS_RESET);
+	/* A driver stops using the queue: 0 reads back, and notifies do nothing. */
+	CHECK(bring_up(&f, 1ull << VIRTIO_F_VERSION_1, true));
+	wr(&f, VIRTIO_MMIO_QUEUE_READY, 0);
+	CHECK_EQ_U64(rd(&f, VIRTIO_MMIO_QUEUE_READY), 0);
+	request(&f, VIRTIO_BLK_T_IN, 0, 512, true);
+	CHECK_EQ_U64(used_idx(&f), 0);
 	/* A queue whose rings are not in RAM cannot be made ready. */
 	wr(&f, VIRTIO_MMIO_STATUS, 0);
 	wr(&f, VIRTIO_MMIO_QUEUE_NUM, QNUM);

@@ -167,8 +167,13 @@ static void write_half(uint64_t *field, bool high, uint32_t v)
 
 static void write_queue_ready(struct virtio_mmio *t, struct virtq *q, uint32_t v)
 {
-	if (!v)
-		return; /* taking a queue back needs VIRTIO_F_RING_RESET, never offered */
+	/* A driver that stops using a queue writes 0 and reads it back (4.2.2.1). */
+	if (!v) {
+		q->ready = false;
+		return;
+	}
+	if (q->ready)
+		return;
 	if (!virtq_check(&t->mem, q)) {
 		virtio_mmio_broken(t, "a queue made ready with a size or address outside guest RAM");
 		return;
@@ -215,8 +220,7 @@ static void write_reg(struct virtio_mmio *t, uint64_t off, uint32_t v)
 	case VIRTIO_MMIO_QUEUE_READY:
 		if (!q)
 			break;
-		if (!q->ready)
-			write_queue_ready(t, q, v);
+		write_queue_ready(t, q, v);
 		return;
 	case VIRTIO_MMIO_QUEUE_NOTIFY: notify(t, v); return;
 	case VIRTIO_MMIO_INTERRUPT_ACK: t->isr &= ~v; return;

@@ -93,7 +93,8 @@ int virtq_pop(const struct virtq_mem *m, struct virtq *q, struct virtq_chain *c)
 	if (i >= q->num)
 		return -EINVAL;
 	q->last_avail++;
-	memset(c, 0, sizeof(*c) - sizeof(c->bufs));
+	c->n = 0;
+	c->bad_addr = c->bad_order = false;
 	c->head = i;
 	for (;;) {
 		struct virtq_buf *b;
