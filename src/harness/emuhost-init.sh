@@ -41,6 +41,8 @@ ctl() { echo "$*" >&3; }
 # control port's "exit N" never reached emuhost although the command's
 # whole output had, and emuhost takes the status from there then.
 finish() {
+	# --disk: what reached the emulated host's page cache goes to QEMU's drive.
+	[ -e /.emuhost/disks ] && sync
 	ctl "$*"
 	case "$*" in "exit "*) echo "<2>emuhost-status: $*" >/dev/kmsg 2>/dev/null ;; esac
 	exec 3>&-
@@ -59,6 +61,25 @@ done </lib/modules/order
 n=0
 while [ ! -c /dev/kvm ] && [ $n -lt 20 ]; do sleep 0.1; n=$((n + 1)); done
 [ -c /dev/kvm ] || finish "nokvm kvm modules loaded but /dev/kvm did not appear; kernel says: $(dmesg | tail -n 3 | tr '\n' ' ')"
+
+# --disk: the virtio drivers, then wait for each disk's node (QEMU's virtio
+# drives are /dev/vda, vdb...; the PCI probe is quick but not instant).
+if [ -r /.emuhost/disks ]; then
+	while read -r mod; do
+		if ! msg=$(insmod "/lib/modules/disk/$mod" 2>&1); then
+			echo "emuhost: insmod $mod failed ($msg): --disk cannot work" >/dev/ttyS2
+			finish "exit 125"
+		fi
+	done </lib/modules/disk/order
+	while read -r dev; do
+		n=0
+		while [ ! -b "$dev" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+		if [ ! -b "$dev" ]; then
+			echo "emuhost: the disk did not appear as $dev; kernel says: $(dmesg | tail -n 3 | tr '\n' ' ')" >/dev/ttyS2
+			finish "exit 125"
+		fi
+	done </.emuhost/disks
+fi
 
 cd /csan || exit 1   # cannot happen: the base initramfs has /csan
 # The args file holds `set -- 'COMMAND' 'ARG'...`, quoted by emuhost.

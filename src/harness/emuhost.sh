@@ -3,7 +3,7 @@
 #
 #   emuhost [--cpus N] [--memory MB] [--timeout SECONDS] [--stdin]
 #           [--file HOSTPATH[:GUESTPATH]]... [--output GUESTPATH:HOSTPATH]...
-#           [--] COMMAND [ARGS...]
+#           [--disk IMAGE[,ro]] [--] COMMAND [ARGS...]
 #   emuhost --setup    prepare the cache (kernel, modules, base initramfs)
 #   emuhost --check    exit 0 if the harness can run here, else say why, 77
 #
@@ -25,6 +25,10 @@ QEMU=${QEMU_SYSTEM:-qemu-system-x86_64}
 BUSYBOX=/bin/busybox
 KERNEL_META=linux-image-cloud-amd64   # Debian's cloud kernel: small, has kvm-amd
 TOP_MODULE=kvm-amd                    # loaded with its dependencies (kvm, irqbypass)
+# --disk: QEMU's virtio-blk-pci drive; the cloud kernel has its drivers as
+# modules, kept apart (disk-modules/) and loaded only for a run with a disk.
+DISK_MODULES="virtio_pci virtio_blk"
+DRIVE_LETTERS=abcdefghijklmnop
 # no_timer_check: under a loaded machine TCG can miss the kernel's IO-APIC
 # timer check window and panic ("IO-APIC + timer doesn't work!"), as VMs do.
 CMDLINE="console=ttyS0 quiet panic=-1 no_timer_check"
@@ -46,7 +50,7 @@ usage() {
 	cat >&2 <<'EOF'
 usage: emuhost [--cpus N] [--memory MB] [--timeout SECONDS] [--stdin]
                [--file HOSTPATH[:GUESTPATH]]... [--output GUESTPATH:HOSTPATH]...
-               [--] COMMAND [ARGS...]
+               [--disk IMAGE[,ro]] [--] COMMAND [ARGS...]
        emuhost --setup | --check
 EOF
 	exit 125
@@ -86,9 +90,17 @@ check_qemu() {
 
 ready() { [ -r "$cache/current/base.cpio" ] && [ -r "$cache/current/vmlinuz" ]; }
 
-# Ready and not older than busybox; a read-only cache is taken as it is.
+# The virtio drivers for --disk, in a cache set up since they were added
+# (fetched on the first run that asks for a disk).
+has_disk_modules() {
+	[ -r "$cache/current/disk-modules/order" ] && cpio_has_disk_modules "$cache/current/base.cpio"
+}
+
+# Ready and not older than busybox, with the disk drivers when a disk is
+# wanted; a read-only cache is taken as it is.
 usable() {
-	ready && { ! [ "$BUSYBOX" -nt "$cache/current/base.cpio" ] || ! [ -w "$cache" ]; }
+	ready && { { ! [ "$BUSYBOX" -nt "$cache/current/base.cpio" ] &&
+		{ [ "$want_disk" = 0 ] || has_disk_modules; }; } || ! [ -w "$cache" ]; }
 }
 
 pick_cache() {
@@ -128,11 +140,11 @@ module_depends() {
 
 # add_module NAME MODDIR OUTDIR: copy NAME and, first, its dependencies.
 add_module() {
-	local name=$1 moddir=$2 out=$3 path dep
+	local name=$1 moddir=$2 out=$3 path dep top=${top:-$1}
 	case " $added " in *" $name "*) return 0 ;; esac
 	path=$(find "$moddir" \( -name "${name//_/-}.ko" -o -name "${name//-/_}.ko" \
 		-o -name "${name//_/-}.ko.xz" -o -name "${name//-/_}.ko.xz" \) | head -n 1)
-	[ -n "$path" ] || skip "the cloud kernel has no module $name (needed for $TOP_MODULE)"
+	[ -n "$path" ] || skip "the cloud kernel has no module $name (needed for $top)"
 	if [ "${path%.xz}" != "$path" ]; then   # newer kernels compress modules
 		xz -dc "$path" >"$out/$(basename "${path%.xz}")" || die "cannot decompress $path"
 		path=$out/$(basename "${path%.xz}")
@@ -146,10 +158,10 @@ add_module() {
 	basename "$path" >>"$out/order"
 }
 
-# fetch_kernel PACKAGE DIR: download and unpack the kernel into DIR.
-fetch_kernel() {
-	local pkg=$1 dir=$2 kver=${1#linux-image-} work deb
-	work=$(mktemp -d "$cache/.work.XXXXXX") || die "cannot create a directory in $cache"
+# unpack_kernel PACKAGE WORK: download PACKAGE and unpack it into WORK/x;
+# sets deb to the package file.
+unpack_kernel() {
+	local pkg=$1 work=$2
 	progress "first-time set-up: fetching Debian's cloud kernel $pkg (about 30 MB) with apt-get download into $cache"
 	if ! (cd "$work" && timeout 600 apt-get download "$pkg") >"$work/apt.log" 2>&1; then
 		tail -n 3 "$work/apt.log" >&2
@@ -158,16 +170,52 @@ fetch_kernel() {
 	fi
 	deb=$(echo "$work"/*.deb)
 	dpkg-deb -x "$deb" "$work/x" || die "dpkg-deb -x $deb failed"
+}
+
+# add_disk_modules MODDIR OUTDIR: the virtio drivers, with their own order file.
+add_disk_modules() {
+	local m
+	mkdir -p "$2"
+	added=""
+	for m in $DISK_MODULES; do
+		top=$m add_module "$m" "$1" "$2"
+	done
+}
+
+# fetch_kernel PACKAGE DIR: download and unpack the kernel into DIR.
+fetch_kernel() {
+	local pkg=$1 dir=$2 kver=${1#linux-image-} work deb
+	work=$(mktemp -d "$cache/.work.XXXXXX") || die "cannot create a directory in $cache"
+	unpack_kernel "$pkg" "$work"
 	mkdir -p "$work/out/modules"
 	cp "$work/x/boot/vmlinuz-$kver" "$work/out/vmlinuz" ||
 		skip "$pkg has no /boot/vmlinuz-$kver"
 	added=""
 	add_module "$TOP_MODULE" "$work/x/lib/modules/$kver" "$work/out/modules"
+	add_disk_modules "$work/x/lib/modules/$kver" "$work/out/disk-modules"
 	echo "$pkg $(dpkg-deb -f "$deb" Version)" >"$work/out/package"
 	rm -rf "$dir"
 	mv -T "$work/out" "$dir" || die "cannot move the unpacked kernel to $dir"
 	rm -rf "$work"
-	progress "unpacked $(cat "$dir/package"): vmlinuz and modules $(tr '\n' ' ' <"$dir/modules/order")into $dir"
+	progress "unpacked $(cat "$dir/package"): vmlinuz and modules $(tr '\n' ' ' <"$dir/modules/order")$(tr '\n' ' ' <"$dir/disk-modules/order")into $dir"
+}
+
+# fetch_disk_modules PACKAGE DIR: a kernel unpacked before --disk existed
+# gets the virtio drivers beside it; runs using DIR go on undisturbed.
+fetch_disk_modules() {
+	local pkg=$1 dir=$2 kver=${1#linux-image-} work deb
+	work=$(mktemp -d "$cache/.work.XXXXXX") || die "cannot create a directory in $cache"
+	unpack_kernel "$pkg" "$work"
+	add_disk_modules "$work/x/lib/modules/$kver" "$work/disk-modules"
+	rm -rf "$dir/disk-modules"
+	mv -T "$work/disk-modules" "$dir/disk-modules" || die "cannot move the disk drivers to $dir"
+	rm -rf "$work"
+	progress "added the disk drivers $(tr '\n' ' ' <"$dir/disk-modules/order")to $dir"
+}
+
+# cpio_has_disk_modules CPIO: the base initramfs carries the disk drivers.
+cpio_has_disk_modules() {
+	cpio -it --quiet <"$1" 2>/dev/null | grep -Eqx '(\./)?lib/modules/disk/order'
 }
 
 # build_base DIR: busybox + DIR's modules as an uncompressed cpio (the
@@ -175,15 +223,19 @@ fetch_kernel() {
 build_base() {
 	local dir=$1 stage a
 	stage=$(mktemp -d "$cache/.work.XXXXXX") || die "cannot create a directory in $cache"
-	progress "building the emulated host's base initramfs (busybox and the kvm modules)"
+	progress "building the emulated host's base initramfs (busybox, the kvm and virtio modules)"
 	chmod 755 "$stage"
-	mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,csan,root,etc,lib/modules}
+	mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,csan,root,etc,lib/modules/disk}
 	chmod 1777 "$stage/tmp"
 	cp "$BUSYBOX" "$stage/bin/busybox" || die "cannot copy $BUSYBOX"
 	for a in $("$BUSYBOX" --list-full); do
 		[ -e "$stage/$a" ] || ln -s /bin/busybox "$stage/$a"
 	done
 	cp "$dir"/modules/* "$stage/lib/modules/" || die "cannot copy modules from $dir"
+	if [ -d "$dir/disk-modules" ]; then
+		cp "$dir"/disk-modules/* "$stage/lib/modules/disk/" ||
+			die "cannot copy the disk drivers from $dir"
+	fi
 	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
 		cpio -o -H newc -R 0:0 --quiet) >"$dir/base.cpio.tmp" ||
 		die "cpio failed building $dir/base.cpio"
@@ -218,10 +270,14 @@ setup_locked() {
 	dir=$cache/${pkg#linux-image-}
 	if [ -r "$dir/vmlinuz" ] && [ -r "$dir/modules/order" ]; then
 		note "kernel already unpacked: $(cat "$dir/package") in $dir"
+		if ! [ -r "$dir/disk-modules/order" ] && { [ "$want_disk" = 1 ] || [ "$report" = 1 ]; }; then
+			fetch_disk_modules "$pkg" "$dir"
+		fi
 	else
 		fetch_kernel "$pkg" "$dir"
 	fi
-	if [ -r "$dir/base.cpio" ] && ! [ "$BUSYBOX" -nt "$dir/base.cpio" ]; then
+	if [ -r "$dir/base.cpio" ] && ! [ "$BUSYBOX" -nt "$dir/base.cpio" ] &&
+		! { [ -r "$dir/disk-modules/order" ] && ! cpio_has_disk_modules "$dir/base.cpio"; }; then
 		note "base initramfs up to date: $dir/base.cpio"
 	else
 		build_base "$dir"
@@ -279,6 +335,17 @@ carry() {
 	if [ -f "$host" ] && is_elf "$host"; then
 		carry_libs "$host"
 	fi
+}
+
+# disk_drive IMAGE[,ro]: QEMU's -drive for it, appended to drive_args.
+# The user's file itself, raw, so the guest's writes land in it; QEMU
+# writes back what the emulated host's kernel flushed when it exits.
+disk_drive() {
+	local spec=$1 path=$1 ro=off
+	case $spec in *,ro) path=${spec%,ro} ro=on ;; esac
+	[ -f "$path" ] || [ -b "$path" ] || die "--disk $spec: $path is not a file or a block device"
+	# QEMU's option syntax doubles a comma inside a value.
+	drive_args+=(-drive "file=${path//,/,,},format=raw,if=virtio,readonly=$ro,cache=writeback")
 }
 
 # Release the fifo readers: opening a fifo read-write never blocks and
@@ -448,6 +515,14 @@ run_command() {
 		i=$((i + 1))
 	done
 	[ "$stdin" = 1 ] && : >"$stage/.emuhost/stdin"
+	# Disk i is QEMU's i-th virtio drive: /dev/vda, vdb... in the emulated host.
+	drive_args=()
+	i=0
+	for spec in "${disks[@]}"; do
+		disk_drive "$spec"
+		echo "/dev/vd${DRIVE_LETTERS:i:1}" >>"$stage/.emuhost/disks"
+		i=$((i + 1))
+	done
 	for f in "${files[@]}"; do carry "$f"; done
 
 	# Payload archive after the cached base one: the kernel unpacks both.
@@ -489,6 +564,7 @@ run_command() {
 		-accel tcg,thread=multi -smp "$cpus" -m "$memory" -cpu EPYC \
 		-nodefaults -no-user-config -display none -no-reboot \
 		-kernel "$cache/current/vmlinuz" -initrd "$tmp/initrd" -append "$CMDLINE" \
+		"${drive_args[@]}" \
 		-chardev "pipe,id=io,path=$tmp/io" -chardev "pipe,id=ctl,path=$tmp/ctl" \
 		-serial "file:$tmp/console" -serial chardev:io \
 		-serial "file:$tmp/err" -serial chardev:ctl \
@@ -595,8 +671,8 @@ check() {
 
 # --- main ---------------------------------------------------------------------
 
-cpus=2 memory=2048 timeout=600 mode=run stdin=0
-files=() outputs=()
+cpus=2 memory=2048 timeout=600 mode=run stdin=0 want_disk=0
+files=() outputs=() disks=()
 tmp="" qemu_pid="" cat_pids=() stdin_pid="" grace_pid="" watcher_pid="" forwarded=""
 # How long a CPU of the emulated host may be stuck before the run stops
 # (watch_host); its kernel's first soft-lockup report comes at about 20 s.
@@ -612,9 +688,13 @@ while [ $# -gt 0 ]; do
 	--setup) mode=setup ;;
 	--check) mode=check ;;
 	--stdin) stdin=1 ;;
-	--cpus | --memory | --timeout | --file | --output)
+	--cpus | --memory | --timeout | --file | --output | --disk)
 		[ $# -ge 2 ] || usage
 		case $1 in
+		--disk)
+			# One disk for now: the inner csan-vmm takes one.
+			[ ${#disks[@]} = 0 ] || { say "--disk $2: one disk only"; usage; }
+			disks+=("$2") want_disk=1 ;;
 		--cpus) cpus=$2 ;;
 		--memory) memory=$2 ;;
 		--timeout) timeout=$2 ;;
@@ -624,7 +704,7 @@ while [ $# -gt 0 ]; do
 			outputs+=("$2") ;;
 		esac
 		shift ;;
-	--cpus=* | --memory=* | --timeout=* | --file=* | --output=*)
+	--cpus=* | --memory=* | --timeout=* | --file=* | --output=* | --disk=*)
 		set -- "${1%%=*}" "${1#*=}" "${@:2}"
 		continue ;;
 	--) shift; break ;;
@@ -659,6 +739,9 @@ check)
 esac
 [ ${#command[@]} -gt 0 ] || usage
 usable || setup
+if [ "$want_disk" = 1 ] && ! has_disk_modules; then
+	skip "the harness cache $cache has no virtio drivers for --disk and cannot be written here; run emuhost --setup as its owner, or set CSAN_HARNESS_CACHE to a directory of your own"
+fi
 trap 'on_signal INT' INT
 trap 'on_signal TERM' TERM
 trap 'on_signal HUP' HUP

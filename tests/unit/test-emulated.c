@@ -55,13 +55,14 @@ static void test_round_trip(void)
 	CHECK(options_parse(ARGC("--cpus=4", "-m", "1G", "-a", "x=1", "-a", "y='2 3'",
 				 "--scenario=bits", "--timeout=30", "--seed=99", "--watch=hw",
 				 "--report-json=r.json", "--sandbox=off", "-q", "--host=emulated",
-				 "--guest=linux", "g.elf"),
+				 "--guest=linux", "--disk=d.img,ro", "g.elf"),
 			    ARGV("--cpus=4", "-m", "1G", "-a", "x=1", "-a", "y='2 3'",
 				 "--scenario=bits", "--timeout=30", "--seed=99", "--watch=hw",
 				 "--report-json=r.json", "--sandbox=off", "-q", "--host=emulated",
-				 "--guest=linux", "g.elf"),
+				 "--guest=linux", "--disk=d.img,ro", "g.elf"),
 			    &o, stderr) == 0);
 	in.report_json = "/home/u/r.json";
+	in.disks[0] = "/home/u/d.img";
 	v = emulated_argv(&o, &in);
 	CHECK(v != NULL);
 	if (!v)
@@ -82,6 +83,9 @@ static void test_round_trip(void)
 	CHECK(back.sandbox_given && !back.sandbox && back.quiet);
 	CHECK(back.console_escapes == CONSOLE_ESCAPES_OFF);
 	CHECK(back.guest_path && strcmp(back.guest_path, EMU_GUEST_DIR "my guest.elf") == 0);
+	/* The disk: the emulated host's first virtio drive inside, the user's file outside. */
+	CHECK(back.ndisks == 1 && back.disks[0].ro && strcmp(back.disks[0].path, "/dev/vda") == 0);
+	CHECK(has(v, "--disk=/home/u/d.img,ro", false));
 	/* The harness side: the files carried in and handed back. */
 	CHECK(strcmp(v[0], base.harness) == 0);
 	CHECK(has(v, "--file=/build/csan-vmm:" EMU_SELF, false));
@@ -132,6 +136,7 @@ static void test_compare_and_keys(void)
 	CHECK(has(v, limit, false));
 	CHECK(has(v, "--output=" EMU_COMPARE_JSON ":/tmp/c.json", false));
 	CHECK(!has(v, "--report-json=" EMU_REPORT_JSON, true));
+	CHECK(back.ndisks == 0);
 	options_free(&o);
 	options_free(&back);
 	emulated_argv_free(v);

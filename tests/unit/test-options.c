@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "csan/abi.h"
 #include "vmm/guest/profile.h"
@@ -127,6 +128,30 @@ static void test_rejections(void)
 	expect_rejected(PARSE(&o, msg, "a.elf", "b.elf"), msg, "'b.elf'");
 	expect_rejected(PARSE(&o, msg, "--sandbox=yes"), msg, "--sandbox");
 	expect_rejected(PARSE(&o, msg, "--guest=bsd"), msg, "--guest: 'bsd' is not a kind");
+	expect_rejected(PARSE(&o, msg, "--disk=,ro"), msg, "--disk: give a raw disk image");
+	expect_rejected(PARSE(&o, msg, "--disk="), msg, "--disk: give a raw disk image");
+	expect_rejected(PARSE(&o, msg, "--disk=a.img", "--disk=b.img"), msg,
+			"--disk: only 1 disk per run; drop --disk=b.img");
+}
+
+/* --disk=IMAGE[,ro]: the flag comes off the path; a comma elsewhere stays in it. */
+static void test_disk(void)
+{
+	struct options o;
+	char msg[512];
+
+	CHECK(PARSE(&o, msg, "--disk=root.img,ro") == 0);
+	CHECK(o.ndisks == 1 && o.disks[0].ro && strcmp(o.disks[0].path, "root.img") == 0);
+	options_free(&o);
+	CHECK(o.ndisks == 0);
+	CHECK(PARSE(&o, msg, "--disk=a,b.img") == 0);
+	CHECK(o.ndisks == 1 && !o.disks[0].ro && strcmp(o.disks[0].path, "a,b.img") == 0);
+	options_free(&o);
+	CHECK(PARSE(&o, msg, "--disk=x.img,rw") == 0);
+	CHECK(o.ndisks == 1 && !o.disks[0].ro && strcmp(o.disks[0].path, "x.img") == 0);
+	options_free(&o);
+	CHECK(PARSE(&o, msg, "g.elf") == 0 && o.ndisks == 0);
+	options_free(&o);
 }
 
 int main(void)
@@ -135,5 +160,6 @@ int main(void)
 	test_values();
 	test_sizes();
 	test_rejections();
+	test_disk();
 	return check_exit_status("test-options");
 }

@@ -66,6 +66,13 @@ struct guest_profile {
 	const char *unfit_for_pvm;
 
 	/*
+	 * The guest finds virtio-mmio devices announced on its command line
+	 * (virtio_mmio.device=SIZE@ADDR:IRQ, which run/ puts in front of
+	 * the --append words it hands to cmdline), so it can take --disk.
+	 */
+	bool takes_virtio_mmio;
+
+	/*
 	 * The guest command line (malloc'd), or NULL when out of memory: for
 	 * @scenario (NULL: none chosen), the run's @seed, and the user's
 	 * --append (NULL: none).

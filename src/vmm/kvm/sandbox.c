@@ -49,6 +49,9 @@ static const int allowed_always[] = {
 	SCMP_SYS(close),
 	SCMP_SYS(fstat),
 	SCMP_SYS(newfstatat),
+	/* --disk: the virtio-blk device reads and writes its image on the notifying vCPU. */
+	SCMP_SYS(pwrite64),
+	SCMP_SYS(fdatasync),
 	/* malloc (a thread's first allocation creates its arena: sysinfo) and libelf's mappings. */
 	SCMP_SYS(munmap),
 	SCMP_SYS(madvise),
@@ -99,7 +102,7 @@ static const unsigned long allowed_ioctls[] = {
 	KVM_SET_VCPU_EVENTS,
 	KVM_GET_DEBUGREGS,
 	KVM_SET_DEBUGREGS,
-	KVM_IRQ_LINE, /* the UART's interrupt, for a Linux guest (serial.c) */
+	KVM_IRQ_LINE, /* the UART's and virtio devices' interrupts (serial.c, virtio_mmio.c) */
 	TCGETS,
 };
 

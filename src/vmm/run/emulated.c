@@ -232,6 +232,8 @@ int emulated_run(const struct options *o, const char *guest_path, const char *vm
 	struct emu_inputs in = { .guest = guest_path };
 	char self[PATH_MAX], why[512];
 	char *harness = NULL, *report = NULL, *compare = NULL, **argv = NULL;
+	char *disks[OPT_MAX_DISKS] = { NULL };
+	unsigned i;
 	struct stat st;
 	int status = EXIT_USAGE, ws;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -260,6 +262,13 @@ int emulated_run(const struct options *o, const char *guest_path, const char *vm
 	    (o->compare_json && !(compare = absolute(o->compare_json)))) {
 		log_error("out of memory");
 		goto out;
+	}
+	for (i = 0; i < o->ndisks; i++) {
+		if (!(disks[i] = absolute(o->disks[i].path))) {
+			log_error("out of memory");
+			goto out;
+		}
+		in.disks[i] = disks[i];
 	}
 	if ((report && check_writable("--report-json", report)) ||
 	    (compare && check_writable("--compare-json", compare)))
@@ -291,6 +300,8 @@ out:
 	free(harness);
 	free(report);
 	free(compare);
+	for (i = 0; i < OPT_MAX_DISKS; i++)
+		free(disks[i]);
 	return status;
 }
 

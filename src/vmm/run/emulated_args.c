@@ -85,6 +85,8 @@ static unsigned emu_timeout(const struct options *o)
 static void add_harness_options(struct argv_builder *b, const struct options *o,
 				const struct emu_inputs *in)
 {
+	unsigned i;
+
 	add(b, "%s", in->harness);
 	add(b, "--cpus=%u", emu_cpus(o, in));
 	add(b, "--memory=%llu", emu_memory_mb(o, in));
@@ -99,12 +101,16 @@ static void add_harness_options(struct argv_builder *b, const struct options *o,
 		add(b, "--output=" EMU_REPORT_JSON ":%s", in->report_json);
 	if (in->compare_json)
 		add(b, "--output=" EMU_COMPARE_JSON ":%s", in->compare_json);
+	for (i = 0; i < o->ndisks; i++)
+		add(b, "--disk=%s%s", in->disks[i], o->disks[i].ro ? ",ro" : "");
 	add(b, "--");
 }
 
 static void add_inner_options(struct argv_builder *b, const struct options *o,
 			      const struct emu_inputs *in)
 {
+	unsigned i;
+
 	add(b, "csan-vmm");
 	add(b, "--host=kvm"); /* inside, /dev/kvm is kvm-amd: never recurse */
 	add(b, "--cpus=%u", o->cpus);
@@ -138,6 +144,8 @@ static void add_inner_options(struct argv_builder *b, const struct options *o,
 		add(b, "--sandbox=%s", o->sandbox ? "on" : "off");
 	if (o->quiet)
 		add(b, "--quiet");
+	for (i = 0; i < o->ndisks; i++)
+		add(b, "--disk=" EMU_DISK_PREFIX "%c%s", 'a' + i, o->disks[i].ro ? ",ro" : "");
 	add(b, EMU_GUEST_DIR "%s", base_name(in->guest));
 }
 

@@ -14,6 +14,11 @@
 #define EMU_VMLINUX	 EMU_DIR "/symbols/vmlinux" /* a bzImage's vmlinux */
 #define EMU_REPORT_JSON	 "/tmp/csan-report.json"
 #define EMU_COMPARE_JSON "/tmp/csan-compare.json"
+/*
+ * --disk N reaches the emulated host as its QEMU's N-th virtio drive, so
+ * the guest's writes land in the user's file: /dev/vda, vdb... there.
+ */
+#define EMU_DISK_PREFIX "/dev/vd"
 
 /* Extra time the harness gives a run with --timeout: boot and hand-back. */
 #define EMU_TIMEOUT_MARGIN_S 300u
@@ -34,6 +39,7 @@ struct emu_inputs {
 	const char *compare_json;	     /* --compare-json likewise */
 	unsigned host_cpus;		     /* CPUs of this machine */
 	bool relay_stdin;		     /* our standard input goes to the inner csan-vmm */
+	const char *disks[OPT_MAX_DISKS];    /* --disk images as absolute host paths */
 };
 
 /*

@@ -17,6 +17,7 @@
 #include "vmm/base/exit_status.h"
 #include "vmm/run/guest_run.h"
 #include "vmm/run/control_cmd.h"
+#include "vmm/run/disks.h"
 #include "vmm/image/boot.h"
 #include "vmm/dev/serial.h"
 #include "vmm/hwwatch/hw_watch.h"
@@ -257,7 +258,7 @@ static void status_sample(struct vm *vm, void *ctx, struct status_sample *s)
  */
 static int build_vm(struct elf_guest *g, struct plug *plug, const struct vm_config *cfg,
 		    bool status_line, const char *cmdline, const struct boot_initrd *initrd,
-		    struct vm **vm)
+		    struct run_disks *disks, struct vm **vm)
 {
 	const struct guest_profile *prof = plug->prof;
 	char why[WHY_LEN];
@@ -282,6 +283,11 @@ static int build_vm(struct elf_guest *g, struct plug *plug, const struct vm_conf
 		if (prof->setup)
 			rc = prof->setup(*vm, why, sizeof(why));
 	}
+	/* The VM owns the disks from here, attached or not. */
+	if (rc)
+		run_disks_close(disks);
+	else
+		rc = run_disks_attach(*vm, disks, why, sizeof(why));
 	if (!rc)
 		rc = plug_profile(plug, why, sizeof(why));
 	if (!rc)
@@ -307,9 +313,10 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 	struct console_input *console = NULL;
 	struct pipeline pipe = { 0 };
 	struct plug plug = { 0 };
+	struct run_disks disks = { 0 };
 	uint64_t t0;
 	char why[WHY_LEN];
-	char *cmdline = NULL;
+	char *cmdline = NULL, *append = NULL;
 	struct vm *vm = NULL;
 
 	memset(res, 0, sizeof(*res));
@@ -333,14 +340,18 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 	}
 	if (pipeline_open(&pipe, ro, g->path, g->sym_path, prof))
 		goto out;
-	cmdline = prof->cmdline(ro->scenario, o->seed, o->append);
-	if (!cmdline) {
+	/* A disk that cannot be opened as asked costs no boot. */
+	if (run_disks_check(o, prof, false) || run_disks_open(o, &disks))
+		goto out;
+	if (run_disks_append(&disks, o->append, &append) ||
+	    !(cmdline = prof->cmdline(ro->scenario, o->seed, append))) {
 		log_error("out of memory");
 		goto out;
 	}
 	t0 = clock_now_ns();
 	plug.prof = prof;
-	if (build_vm(g, &plug, &cfg, status_line_wanted(o->quiet), cmdline, &ro->initrd, &vm))
+	if (build_vm(g, &plug, &cfg, status_line_wanted(o->quiet), cmdline, &ro->initrd, &disks,
+		     &vm))
 		goto out;
 	vm->sym = pipe.sym;
 	vm->unw = pipe.unw;
@@ -400,6 +411,8 @@ out:
 	if (vm)
 		vm_destroy(vm);
 	pipeline_close(&pipe);
+	run_disks_close(&disks);
+	free(append);
 	free(cmdline);
 	return res->status;
 }

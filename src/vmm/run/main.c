@@ -12,6 +12,7 @@
 #include "csan/abi.h"
 #include "vmm/base/log.h"
 #include "vmm/run/compare.h"
+#include "vmm/run/disks.h"
 #include "vmm/run/control_client.h"
 #include "vmm/image/elf_guest.h"
 #include "vmm/image/kernel_image.h"
@@ -100,7 +101,8 @@ static int probe(const struct options *o)
  * A run in the emulated host: refuse what cannot cross into it, check the
  * scenario name here (a typo should not cost a boot), then hand over.
  */
-static int run_emulated(const struct options *o, const struct elf_guest *g, const char *why)
+static int run_emulated(const struct options *o, const struct elf_guest *g,
+			const struct guest_profile *prof, const char *why)
 {
 	const char *scenario;
 
@@ -112,6 +114,9 @@ static int run_emulated(const struct options *o, const struct elf_guest *g, cons
 	}
 	if (!(o->compare && o->scenario && strcmp(o->scenario, OPT_ALL_SCENARIOS) == 0) &&
 	    guest_run_pick_scenario(o, g, &scenario))
+		return EXIT_USAGE;
+	/* The image goes to the emulated host as its QEMU's drive: check it opens here. */
+	if (run_disks_check(o, prof, true))
 		return EXIT_USAGE;
 	if (o->host == OPT_HOST_AUTO)
 		log_error("%s: running in the emulated host (%s); --host=kvm to refuse", why,
@@ -187,7 +192,7 @@ int main(int argc, char **argv)
 		log_error("%s", why);
 		status = EXIT_USAGE;
 	} else if (host_select(&o, prof, why, sizeof(why)) == OPT_HOST_EMULATED) {
-		status = run_emulated(&o, &g, why);
+		status = run_emulated(&o, &g, prof, why);
 	} else {
 		status = o.compare ? compare_run(&o, &g) : run_once(&o, &g);
 	}

@@ -50,6 +50,7 @@ enum {
 	OPTK_GUEST,
 	OPTK_SOURCE_ROOT,
 	OPTK_VMLINUX,
+	OPTK_DISK,
 };
 
 /*
@@ -84,6 +85,7 @@ static const struct option long_options[] = {
 	{ "host", required_argument, NULL, OPTK_HOST },
 	{ "guest", required_argument, NULL, OPTK_GUEST },
 	{ "vmlinux", required_argument, NULL, OPTK_VMLINUX },
+	{ "disk", required_argument, NULL, OPTK_DISK },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "probe", no_argument, NULL, OPTK_PROBE },
 	{ "version", no_argument, NULL, OPTK_VERSION },
@@ -106,6 +108,12 @@ void options_usage(FILE *f)
 		"                        least %lluM, at most %lluG)\n"
 		"  -a, --append=STRING   add STRING to the guest command line (for\n"
 		"                        Linux, after the default console=ttyS0)\n"
+		"      --disk=IMAGE[,ro] attach raw disk image IMAGE as a virtio block\n"
+		"                        device (virtio-mmio, announced on the Linux\n"
+		"                        command line: the first disk is /dev/vda, e.g.\n"
+		"                        --append=root=/dev/vda); the guest's writes go\n"
+		"                        to IMAGE, or with ,ro it may only read; one disk\n"
+		"                        per run; Linux guests only\n"
 		"      --guest=KIND      auto (default): a PVH kernel with the csan-vmm\n"
 		"                        ABI note is a csan guest, one without is Linux;\n"
 		"                        csan or linux force the kind\n"
@@ -317,6 +325,39 @@ static int add_append(const char *arg, struct options *o, FILE *errf)
 	return 0;
 }
 
+/*
+ * --disk=IMAGE[,ro] (",rw" is the default, said out loud).  Whether IMAGE
+ * opens is checked when the run starts, where the file is opened once.
+ */
+static int add_disk(const char *arg, struct options *o, FILE *errf)
+{
+	const char *comma = strrchr(arg, ',');
+	struct opt_disk *d = &o->disks[o->ndisks];
+	char *path;
+
+	if (o->ndisks == OPT_MAX_DISKS)
+		return usage_error(errf, "--disk: only %d disk per run; drop --disk=%s",
+				   OPT_MAX_DISKS, arg);
+	path = strdup(arg);
+	if (!path) {
+		fputs(LOG_PREFIX "out of memory\n", errf);
+		return -ENOMEM;
+	}
+	d->ro = false;
+	if (comma && (!strcmp(comma + 1, "ro") || !strcmp(comma + 1, "rw"))) {
+		d->ro = comma[2] == 'o';
+		path[comma - arg] = '\0';
+	}
+	if (!path[0]) {
+		free(path);
+		return usage_error(errf, "--disk: give a raw disk image, e.g. --disk=root.img "
+					 "or --disk=root.img,ro");
+	}
+	d->path = path;
+	o->ndisks++;
+	return 0;
+}
+
 static int parse_scenario(const char *arg, struct options *o, FILE *errf)
 {
 	if (!arg[0])
@@ -430,6 +471,7 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 			return usage_error(errf, "--vmlinux: give the path of a vmlinux");
 		o->vmlinux = arg;
 		return 0;
+	case OPTK_DISK: return add_disk(arg, o, errf);
 	case OPTK_GUEST:
 		if (guest_kind_parse(arg, &o->guest_kind))
 			return usage_error(
@@ -523,4 +565,6 @@ void options_free(struct options *o)
 	free(o->sends);
 	o->sends = NULL;
 	o->nsends = 0;
+	while (o->ndisks)
+		free((char *)o->disks[--o->ndisks].path);
 }

@@ -17,6 +17,19 @@
 /* --scenario=all: every scenario the guest lists (with --compare). */
 #define OPT_ALL_SCENARIOS "all"
 
+/*
+ * --disk: how many a run may have.  One is enough for a root file system
+ * or a scratch disk; each would take the next virtio-mmio slot
+ * (dev/virtio_mmio.h), so more is this number and a test.
+ */
+#define OPT_MAX_DISKS 1
+
+/* --disk=IMAGE[,ro]: a raw image the guest sees as a virtio block device. */
+struct opt_disk {
+	const char *path; /* without ",ro"; owned by options */
+	bool ro;
+};
+
 /* --host: where the guest runs. */
 enum opt_host {
 	OPT_HOST_AUTO,	   /* /dev/kvm when it can run the request, else emulated */
@@ -60,6 +73,8 @@ struct options {
 	enum opt_host host;	    /* --host */
 	enum guest_kind guest_kind; /* --guest, GUEST_AUTO when not given */
 	bool mem_given;		    /* --memory appeared: a Linux guest's larger default yields */
+	struct opt_disk disks[OPT_MAX_DISKS]; /* --disk, in order */
+	unsigned ndisks;
 };
 
 /*

@@ -399,6 +399,7 @@ const struct guest_profile linux_profile = {
 	.default_mem_bytes = LINUX_DEFAULT_MEMORY,
 	.unfit_for_pvm = "a Linux guest does not run on this KVM (kvm_pvm emulates kernel code and "
 			 "stops at XRSTOR, CLAC, POPCNT and others)",
+	.takes_virtio_mmio = true, /* CONFIG_VIRTIO_MMIO_CMDLINE_DEVICES */
 	.cmdline = linux_cmdline,
 	.report_log_opts = linux_report_log_opts,
 	.source_root = linux_source_root,
