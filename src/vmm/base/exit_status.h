@@ -7,6 +7,7 @@ enum {
 	EXIT_RACES = 1,	       /* the guest finished, races reported */
 	EXIT_USAGE = 2,	       /* usage, configuration or host error */
 	EXIT_GUEST_FAILED = 3, /* exception, triple fault, panic, timeout */
+	EXIT_WORKLOAD_FAILED = 5, /* --run's command exited non-zero or never reported */
 	EXIT_INTERRUPTED = 130,
 };
 

@@ -13,6 +13,8 @@
 #define EMU_GUEST_DIR	 EMU_DIR "/guest/"
 #define EMU_REPORT_JSON	 "/tmp/csan-report.json"
 #define EMU_COMPARE_JSON "/tmp/csan-compare.json"
+/* The whole initramfs (--initrd, then --run's archive built outside). */
+#define EMU_INITRD EMU_GUEST_DIR "initrd.cpio"
 
 /* Extra time the harness gives a run with --timeout: boot and hand-back. */
 #define EMU_TIMEOUT_MARGIN_S 300u
@@ -31,6 +33,14 @@ struct emu_inputs {
 	const char *compare_json;	     /* --compare-json likewise */
 	unsigned host_cpus;		     /* CPUs of this machine */
 	bool relay_stdin;		     /* our standard input goes to the inner csan-vmm */
+	/*
+	 * The initramfs to hand in, a host path, or NULL: --initrd's file,
+	 * or with --run the archive built here (workload_run_tempfile), so
+	 * the inner csan-vmm needs none of this host's files (--add's, their
+	 * libraries, busybox): it gets --workload-in-initrd.
+	 */
+	const char *initrd;
+	unsigned long long initrd_bytes;
 };
 
 /*

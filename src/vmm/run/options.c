@@ -49,6 +49,10 @@ enum {
 	OPTK_HOST,
 	OPTK_GUEST,
 	OPTK_SOURCE_ROOT,
+	OPTK_RUN,
+	OPTK_ADD,
+	OPTK_INITRD,
+	OPTK_WORKLOAD_IN_INITRD,
 };
 
 /*
@@ -82,6 +86,10 @@ static const struct option long_options[] = {
 	{ "sandbox", required_argument, NULL, OPTK_SANDBOX },
 	{ "host", required_argument, NULL, OPTK_HOST },
 	{ "guest", required_argument, NULL, OPTK_GUEST },
+	{ "run", required_argument, NULL, OPTK_RUN },
+	{ "add", required_argument, NULL, OPTK_ADD },
+	{ "initrd", required_argument, NULL, OPTK_INITRD },
+	{ "workload-in-initrd", no_argument, NULL, OPTK_WORKLOAD_IN_INITRD },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "probe", no_argument, NULL, OPTK_PROBE },
 	{ "version", no_argument, NULL, OPTK_VERSION },
@@ -105,6 +113,21 @@ void options_usage(FILE *f)
 		"      --guest=KIND      auto (default): a PVH kernel with the csan-vmm\n"
 		"                        ABI note is a csan guest, one without is Linux;\n"
 		"                        csan or linux force the kind\n"
+		"      --run=CMD         Linux: boot with an initramfs csan-vmm builds\n"
+		"                        (busybox, its own init, the --add'ed files) and\n"
+		"                        run CMD there under /bin/sh -c, in /, output on\n"
+		"                        the console; the guest powers off when CMD ends,\n"
+		"                        and CMD's exit status is reported (exit status 5\n"
+		"                        when it is not 0)\n"
+		"      --add=HOSTPATH[:GUESTPATH]  with --run: put a file or a directory\n"
+		"                        (recursively, modes kept) in the guest at\n"
+		"                        GUESTPATH (default /BASENAME, beside CMD's cwd);\n"
+		"                        a dynamically linked executable brings its\n"
+		"                        libraries; may be repeated\n"
+		"      --initrd=FILE     Linux: hand the cpio archive FILE (compressed as\n"
+		"                        the kernel can unpack) to the kernel; with --run,\n"
+		"                        csan-vmm's archive follows it, so CMD runs among\n"
+		"                        FILE's files (FILE's /init is not run)\n"
 		"  -s, --scenario=NAME   run scenario NAME of the bundled guest\n"
 		"                        (default %s); --scenario=list lists them;\n"
 		"                        with --compare, --scenario=all runs each one\n"
@@ -164,7 +187,8 @@ void options_usage(FILE *f)
 		"Exit status: 0 the guest finished (or was told to quit) and\n"
 		"nothing was reported; 1 the same, but races were reported; 2 usage,\n"
 		"configuration or host error; 3 the guest failed (exception, triple\n"
-		"fault, panic, timeout); 130 interrupted.  With --compare: 1 if any\n"
+		"fault, panic, timeout); 5 --run's command exited non-zero or never\n"
+		"reported its status (5 wins over 1); 130 interrupted.  With --compare: 1 if any\n"
 		"run reported a race, 0 if none; 2 or 3 if any run ended so (2 first).\n"
 		"See csan-vmm(1).\n",
 		CSAN_MAX_CPUS, OPT_DEFAULT_CPUS, OPT_DEFAULT_MEMORY >> 20,
@@ -332,6 +356,25 @@ static int add_send(const char *arg, struct options *o, FILE *errf)
 	return 0;
 }
 
+static int add_add(const char *arg, struct options *o, FILE *errf)
+{
+	const char **a;
+	char why[512], *h, *g;
+
+	if (workload_add_parse(arg, &h, &g, why, sizeof(why)))
+		return usage_error(errf, "%s", why);
+	free(h);
+	free(g);
+	a = realloc(o->workload.adds, (o->workload.nadds + 1) * sizeof(*a));
+	if (!a) {
+		fputs(LOG_PREFIX "out of memory\n", errf);
+		return -ENOMEM;
+	}
+	a[o->workload.nadds++] = arg;
+	o->workload.adds = a;
+	return 0;
+}
+
 static int parse_console_escapes(const char *arg, struct options *o, FILE *errf)
 {
 	if (strcmp(arg, "auto") == 0)
@@ -413,6 +456,18 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 			return usage_error(
 				errf, "--guest: '%s' is not a kind; use auto, csan or linux", arg);
 		return 0;
+	case OPTK_RUN:
+		if (!arg[strspn(arg, " \t")])
+			return usage_error(errf, "--run: give a command, e.g. --run='uname -a'");
+		o->workload.run = arg;
+		return 0;
+	case OPTK_ADD: return add_add(arg, o, errf);
+	case OPTK_INITRD:
+		if (!arg[0])
+			return usage_error(errf, "--initrd: give a cpio archive");
+		o->workload.initrd = arg;
+		return 0;
+	case OPTK_WORKLOAD_IN_INITRD: o->workload.prebuilt = true; return 0;
 	case 'q': o->quiet = true; return 0;
 	case 'h': o->action = OPT_HELP; return 0;
 	case OPTK_VERSION: o->action = OPT_VERSION; return 0;
@@ -430,6 +485,15 @@ static int check_combinations(struct options *o, FILE *errf)
 		return usage_error(errf, "--compare-json: only with --compare; add --compare");
 	if (o->compare && o->watch_given)
 		return usage_error(errf, "--watch: --compare runs both modes itself; drop --watch");
+	if (o->workload.nadds && !o->workload.run)
+		return usage_error(errf, "--add: the files are for --run's command; add --run=CMD "
+					 "(--run=sh for a shell on the console)");
+	if (o->workload.prebuilt && !(o->workload.initrd && o->workload.run))
+		return usage_error(errf, "--workload-in-initrd: only with --initrd and --run "
+					 "(it says --initrd holds --run's archive already)");
+	if (o->compare && (o->workload.run || o->workload.initrd))
+		return usage_error(errf, "--compare: not with --run or --initrd yet; run the "
+					 "workload in one mode at a time (--watch)");
 	if (o->scenario && strcmp(o->scenario, OPT_ALL_SCENARIOS) == 0 && !o->compare)
 		return usage_error(errf, "--scenario=all: only with --compare; add --compare, "
 					 "or name one scenario (--scenario=list lists them)");
@@ -500,5 +564,8 @@ void options_free(struct options *o)
 	o->append = NULL;
 	free(o->sends);
 	o->sends = NULL;
+	free(o->workload.adds);
+	o->workload.adds = NULL;
+	o->workload.nadds = 0;
 	o->nsends = 0;
 }

@@ -9,6 +9,7 @@
 
 #include "vmm/console/console_input.h"
 #include "vmm/guest/profile.h"
+#include "vmm/workload/workload.h"
 
 #define OPT_DEFAULT_CPUS     2
 #define OPT_DEFAULT_MEMORY   (64ull << 20)
@@ -59,6 +60,8 @@ struct options {
 	enum opt_host host;	    /* --host */
 	enum guest_kind guest_kind; /* --guest, GUEST_AUTO when not given */
 	bool mem_given;		    /* --memory appeared: a Linux guest's larger default yields */
+	/* --run, --add (adds owned by options), --initrd, --workload-in-initrd */
+	struct workload_spec workload;
 };
 
 /*
