@@ -19,13 +19,17 @@
 
 /*
  * The status channel.  When CMD has ended, the init writes one 32-bit
- * value with `outl` to port CSAN_WL_PORT: CSAN_WL_MAGIC in the high half,
- * CMD's exit status as sh gives it (0-255; 127 not found, 128+N killed by
- * signal N) in the low half.  Console text cannot produce an I/O port
- * write, so a program that prints "exit 0" cannot fake a pass.  The
- * port's range is CSAN_WL_PORT_COUNT ports so a 4-byte access lies wholly
- * inside it.  0xe8-0xeb is not used by the PC (0xe5 is csan-vmm's KCSAN
- * trap port, 0xed Linux's alternative io_delay port).
+ * value to ports CSAN_WL_PORT..+3: CSAN_WL_MAGIC in the high half, CMD's
+ * exit status as sh gives it (0-255; 127 not found, 128+N killed by
+ * signal N) in the low half.  Either as one `outl` to CSAN_WL_PORT (after
+ * ioperm(), which needs CONFIG_X86_IOPL_IOPERM), or as its four bytes
+ * little-endian, one `outb` per port in rising order, the last at
+ * CSAN_WL_PORT + 3 (what a 4-byte write to /dev/port at offset
+ * CSAN_WL_PORT does, for kernels without ioperm; CONFIG_DEVPORT).
+ * Console text cannot produce an I/O port write, so a program that
+ * prints "exit 0" cannot fake a pass.  0xe8-0xeb is not used by the PC
+ * (0xe5 is csan-vmm's KCSAN trap port, 0xed Linux's alternative io_delay
+ * port).
  */
 #define CSAN_WL_PORT	   0xe8
 #define CSAN_WL_PORT_COUNT 4

@@ -283,15 +283,45 @@ static void test_status_port(void)
 	CHECK(r != NULL);
 	if (r) {
 		port_out(r, CSAN_WL_PORT, 3, 4); /* no magic */
-		port_out(r, CSAN_WL_PORT, CSAN_WL_MAGIC | 3, 1); /* not 4 bytes */
-		port_out(r, CSAN_WL_PORT + 1, CSAN_WL_MAGIC | 3, 4);
+		port_out(r, CSAN_WL_PORT + 1, CSAN_WL_MAGIC | 3, 4); /* not at the first port */
 		port_out(r, CSAN_WL_PORT, CSAN_WL_MAGIC | 256, 4); /* out of range */
+		port_out(r, CSAN_WL_PORT, CSAN_WL_MAGIC | 3, 2);	 /* 2 bytes */
+		/* Byte by byte, without the first port, with a gap, or unfinished. */
+		port_out(r, CSAN_WL_PORT + 1, 0, 1);
+		port_out(r, CSAN_WL_PORT + 2, 0xa7, 1);
+		port_out(r, CSAN_WL_PORT + 3, 0xc5, 1);
+		port_out(r, CSAN_WL_PORT, 3, 1);
+		port_out(r, CSAN_WL_PORT + 2, 0xa7, 1);
+		port_out(r, CSAN_WL_PORT + 3, 0xc5, 1);
+		port_out(r, CSAN_WL_PORT, 3, 1);
+		port_out(r, CSAN_WL_PORT + 1, 0, 1);
+		port_out(r, CSAN_WL_PORT + 2, 0xa6, 1);
+		port_out(r, CSAN_WL_PORT + 3, 0xc5, 1); /* wrong magic */
+		port_out(r, CSAN_WL_PORT, 3, 1);
+		port_out(r, CSAN_WL_PORT + 1, 0, 1);
+		port_out(r, CSAN_WL_PORT + 2, 0xa7, 1);
 		CHECK(workload_exit_status(vm) == -1);
 		port_out(r, CSAN_WL_PORT, CSAN_WL_MAGIC | 127, 4);
 		CHECK(workload_exit_status(vm) == 127);
 		port_out(r, CSAN_WL_PORT, CSAN_WL_MAGIC | 0, 4); /* a second report is ignored */
 		CHECK(workload_exit_status(vm) == 127);
 	}
+	/* /dev/port's way: one outb per port, rising; the status is 42. */
+	vm_destroy(vm);
+	vm = vm_new(&cfg);
+	CHECK(vm && workload_attach(vm, why, sizeof(why)) == 0);
+	r = vm ? pio_find(&vm->pio, CSAN_WL_PORT + 3) : NULL;
+	CHECK(r != NULL);
+	if (r) {
+		port_out(r, CSAN_WL_PORT, 42, 1);
+		port_out(r, CSAN_WL_PORT + 1, 0, 1);
+		port_out(r, CSAN_WL_PORT + 2, 0xa7, 1);
+		CHECK(workload_exit_status(vm) == -1);
+		port_out(r, CSAN_WL_PORT + 3, 0xc5, 1);
+		CHECK(workload_exit_status(vm) == 42);
+	}
+	if (!vm)
+		return;
 	/* A second owner of the port is refused, naming both. */
 	CHECK(workload_attach(vm, why, sizeof(why)) == -EBUSY);
 	CHECK_CONTAINS(why, "workload status");
