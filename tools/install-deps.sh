@@ -40,7 +40,7 @@ apt-get update -q
 apt-get install -y -q --no-install-recommends \
 	gcc clang make autoconf automake pkg-config libc6-dev \
 	libelf-dev libdw-dev elfutils zlib1g-dev \
-	libcapstone-dev libseccomp-dev \
+	libcapstone-dev libseccomp-dev libarchive-dev \
 	python3 gnuplot-nox xz-utils
 
 # Tests: the suite's awk checks must mean the same under each awk Debian

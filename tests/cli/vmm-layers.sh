@@ -24,8 +24,9 @@ dev 2
 console 3
 hwwatch 4
 image 5
-guest 6
-run 7
+workload 6
+guest 7
+run 8
 RANKS
 
 nm -A "$lib" >"$work/nm" || fail "nm $lib failed"

@@ -142,9 +142,63 @@ static void test_compare_and_keys(void)
 	emulated_argv_free(v);
 }
 
+/*
+ * --run with --add and --initrd: the archive built outside crosses as one
+ * file, the inner csan-vmm gets it as --initrd with --workload-in-initrd
+ * and no --add (the host's files stay here); a bare --initrd crosses as is.
+ */
+static void test_workload(void)
+{
+	struct options o, back;
+	struct emu_inputs in = base;
+	char **v;
+	char *const *inner;
+
+	CHECK(options_parse(ARGC("--run=./repro 'a b'", "--add=/home/u/repro", "--initrd=u.cpio",
+				 "bz"),
+			    ARGV("--run=./repro 'a b'", "--add=/home/u/repro", "--initrd=u.cpio",
+				 "bz"),
+			    &o, stderr) == 0);
+	in.initrd = "/tmp/csan-vmm-initrd.abc";
+	in.initrd_bytes = 1500ull << 20; /* counts twice: 64 + 1024 + 2 * 71 + 2 * 1501 */
+	v = emulated_argv(&o, &in);
+	CHECK(v != NULL);
+	if (!v)
+		return;
+	inner = emulated_inner_argv(v);
+	CHECK(inner != NULL);
+	CHECK(has(v, "--file=/tmp/csan-vmm-initrd.abc:" EMU_INITRD, false));
+	CHECK(has(v, "--memory=4232", false));
+	CHECK(inner && options_parse((int)count(inner), (char **)inner, &back, stderr) == 0);
+	if (inner) {
+		CHECK(back.workload.run && strcmp(back.workload.run, "./repro 'a b'") == 0);
+		CHECK(back.workload.initrd && strcmp(back.workload.initrd, EMU_INITRD) == 0);
+		CHECK(back.workload.prebuilt && back.workload.nadds == 0);
+		options_free(&back);
+	}
+	options_free(&o);
+	emulated_argv_free(v);
+
+	CHECK(options_parse(ARGC("--initrd=u.cpio", "bz"), ARGV("--initrd=u.cpio", "bz"), &o,
+			    stderr) == 0);
+	in.initrd = "/home/u/u.cpio";
+	v = emulated_argv(&o, &in);
+	inner = v ? emulated_inner_argv(v) : NULL;
+	CHECK(inner && options_parse((int)count(inner), (char **)inner, &back, stderr) == 0);
+	if (inner) {
+		CHECK(!back.workload.run && !back.workload.prebuilt);
+		CHECK(back.workload.initrd && strcmp(back.workload.initrd, EMU_INITRD) == 0);
+		options_free(&back);
+	}
+	CHECK(v && has(v, "--file=/home/u/u.cpio:" EMU_INITRD, false));
+	options_free(&o);
+	emulated_argv_free(v);
+}
+
 int main(void)
 {
 	test_round_trip();
 	test_compare_and_keys();
+	test_workload();
 	return check_exit_status("test-emulated");
 }

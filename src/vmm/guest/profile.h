@@ -30,6 +30,8 @@ struct guest_findings {
 	unsigned kunit_suites;
 	unsigned kunit_passed, kunit_failed, kunit_skipped;
 	unsigned kunit_incomplete; /* suites with no result line of their own */
+	/* Races the guest reported that the report log could not hold (no symbols). */
+	uint64_t races_unlogged;
 };
 
 /* guest_findings_init - nothing seen: no crash, no workload, no KUnit. */

@@ -21,6 +21,7 @@
 #include "vmm/run/emulated_args.h"
 #include "vmm/base/exit_status.h"
 #include "vmm/run/guest_path.h"
+#include "vmm/run/workload_run.h"
 
 /* The harness's own exit statuses (src/harness/emuhost.sh). */
 enum {
@@ -231,7 +232,7 @@ int emulated_run(const struct options *o, const char *guest_path, const char *vm
 {
 	struct emu_inputs in = { .guest = guest_path };
 	char self[PATH_MAX], why[512];
-	char *harness = NULL, *report = NULL, *compare = NULL, **argv = NULL;
+	char *harness = NULL, *report = NULL, *compare = NULL, **argv = NULL, *initrd_tmp = NULL;
 	char *disks[OPT_MAX_DISKS] = { NULL };
 	unsigned i;
 	struct stat st;
@@ -276,6 +277,28 @@ int emulated_run(const struct options *o, const char *guest_path, const char *vm
 	status = harness_ready(harness);
 	if (status)
 		goto out;
+	/*
+	 * The archive is built here, where --add's files and their libraries
+	 * are, and crosses as one file; the inner csan-vmm hands it over as
+	 * it is (--workload-in-initrd).  A bare --initrd crosses as it is.
+	 */
+	if (o->workload.run) {
+		if (workload_run_tempfile(o, &initrd_tmp, &in.initrd_bytes)) {
+			status = EXIT_USAGE;
+			goto out;
+		}
+		in.initrd = initrd_tmp;
+	} else if (o->workload.initrd) {
+		struct stat ist;
+
+		if (stat(o->workload.initrd, &ist) < 0) {
+			log_error_errno(errno, "--initrd=%s", o->workload.initrd);
+			status = EXIT_USAGE;
+			goto out;
+		}
+		in.initrd = o->workload.initrd;
+		in.initrd_bytes = (unsigned long long)ist.st_size;
+	}
 	in.harness = harness;
 	in.self = self;
 	in.report_json = report;
@@ -296,6 +319,9 @@ int emulated_run(const struct options *o, const char *guest_path, const char *vm
 	console_tty_put_back();
 	status = ws == -1 ? EXIT_USAGE : exit_status_of(ws);
 out:
+	if (initrd_tmp)
+		unlink(initrd_tmp);
+	free(initrd_tmp);
 	emulated_argv_free(argv);
 	free(harness);
 	free(report);

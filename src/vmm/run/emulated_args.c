@@ -69,7 +69,8 @@ static unsigned emu_cpus(const struct options *o, const struct emu_inputs *in)
 static unsigned long long emu_memory_mb(const struct options *o, const struct emu_inputs *in)
 {
 	unsigned long long mb =
-		(o->mem_bytes >> 20) + EMU_MEMORY_EXTRA_MB + 2 * ((in->guest_file_bytes >> 20) + 1);
+		(o->mem_bytes >> 20) + EMU_MEMORY_EXTRA_MB + 2 * ((in->guest_file_bytes >> 20) + 1) +
+		(in->initrd ? 2 * ((in->initrd_bytes >> 20) + 1) : 0);
 
 	return mb < EMU_MEMORY_MIN_MB ? EMU_MEMORY_MIN_MB : mb;
 }
@@ -95,6 +96,8 @@ static void add_harness_options(struct argv_builder *b, const struct options *o,
 		add(b, "--stdin");
 	add(b, "--file=%s:" EMU_SELF, in->self);
 	add(b, "--file=%s:" EMU_GUEST_DIR "%s", in->guest, base_name(in->guest));
+	if (in->initrd)
+		add(b, "--file=%s:" EMU_INITRD, in->initrd);
 	if (in->vmlinux && strcmp(in->vmlinux, KERNEL_VMLINUX_NONE) != 0)
 		add(b, "--file=%s:" EMU_VMLINUX, in->vmlinux);
 	if (in->report_json)
@@ -146,6 +149,12 @@ static void add_inner_options(struct argv_builder *b, const struct options *o,
 		add(b, "--quiet");
 	for (i = 0; i < o->ndisks; i++)
 		add(b, "--disk=" EMU_DISK_PREFIX "%c%s", 'a' + i, o->disks[i].ro ? ",ro" : "");
+	if (o->workload.run)
+		add(b, "--run=%s", o->workload.run);
+	if (in->initrd)
+		add(b, "--initrd=" EMU_INITRD);
+	if (o->workload.run && in->initrd)
+		add(b, "--workload-in-initrd");
 	add(b, EMU_GUEST_DIR "%s", base_name(in->guest));
 }
 

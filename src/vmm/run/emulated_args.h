@@ -19,6 +19,8 @@
  * the guest's writes land in the user's file: /dev/vda, vdb... there.
  */
 #define EMU_DISK_PREFIX "/dev/vd"
+/* The whole initramfs (--initrd, then --run's archive built outside). */
+#define EMU_INITRD EMU_GUEST_DIR "initrd.cpio"
 
 /* Extra time the harness gives a run with --timeout: boot and hand-back. */
 #define EMU_TIMEOUT_MARGIN_S 300u
@@ -40,6 +42,14 @@ struct emu_inputs {
 	unsigned host_cpus;		     /* CPUs of this machine */
 	bool relay_stdin;		     /* our standard input goes to the inner csan-vmm */
 	const char *disks[OPT_MAX_DISKS];    /* --disk images as absolute host paths */
+	/*
+	 * The initramfs to hand in, a host path, or NULL: --initrd's file,
+	 * or with --run the archive built here (workload_run_tempfile), so
+	 * the inner csan-vmm needs none of this host's files (--add's, their
+	 * libraries, busybox): it gets --workload-in-initrd.
+	 */
+	const char *initrd;
+	unsigned long long initrd_bytes;
 };
 
 /*

@@ -65,3 +65,9 @@ char *guest_path_harness(char *why, size_t whylen)
 	return bundled_part("src/harness", HARNESS_NAME, "the emulated-host harness",
 			    "run 'make' (or 'make install')", why, whylen);
 }
+
+char *guest_path_init(char *why, size_t whylen)
+{
+	return bundled_part("src/init", INIT_NAME, "csan-vmm's guest init for --run",
+			    "run 'make' (or 'make install')", why, whylen);
+}

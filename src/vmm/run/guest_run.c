@@ -27,6 +27,8 @@
 #include "vmm/console/status_line.h"
 #include "vmm/hwwatch/watch_mode.h"
 #include "vmm/run/verdict.h"
+#include "vmm/run/workload_run.h"
+#include "vmm/workload/workload.h"
 #include "watch/report_log.h"
 #include "watch/sym.h"
 #include "watch/unwind.h"
@@ -119,6 +121,27 @@ fail:
 }
 
 /*
+ * The kernel's command line: the profile's, and with --run our init as
+ * rdinit=, after the user's --append so it wins (the kernel keeps the
+ * last rdinit=): CMD runs, whatever /init the user's --initrd has.
+ */
+static char *run_cmdline(const struct guest_profile *prof, const struct guest_run_opts *ro,
+			 const char *user_append)
+{
+	const struct options *o = ro->o;
+	char *append = NULL, *cmdline;
+
+	if (!o->workload.run)
+		return prof->cmdline(ro->scenario, o->seed, user_append);
+	if (asprintf(&append, "%s%s" WORKLOAD_CMDLINE, user_append ? user_append : "",
+		     user_append ? " " : "") < 0)
+		return NULL;
+	cmdline = prof->cmdline(ro->scenario, o->seed, append);
+	free(append);
+	return cmdline;
+}
+
+/*
  * Say how the run ended, in the words users and tests have read since
  * before the closing summary line: a guest that finished, a quit, a
  * signal.  A fault, a timeout and a host error were said by vm_run.
@@ -161,6 +184,19 @@ static int conclude(struct vm *vm, const struct guest_profile *prof,
 	guest_findings_init(&f.seen);
 	if (prof->summarize)
 		prof->summarize(vm, &f.seen, stderr);
+	f.races += f.seen.races_unlogged;
+	/* --run: CMD's own status, from the init's port (workload/). */
+	if (ro->o->workload.run) {
+		f.seen.workload_expected = true;
+		f.seen.workload_status = workload_exit_status(vm);
+		if (f.seen.workload_status >= 0)
+			log_error("workload: '%s' exited with status %d", ro->o->workload.run,
+				  f.seen.workload_status);
+		else if (out->end == VM_END_EXIT)
+			log_error("workload: '%s' never reported an exit status (the guest's init "
+				  "did not run, or could not reach the status port; see the console)",
+				  ro->o->workload.run);
+	}
 	status = verdict_status(&f);
 	log_error("%s", verdict_line(line, sizeof(line), &f, status));
 	if (ro->report_json) {
@@ -257,8 +293,8 @@ static void status_sample(struct vm *vm, void *ctx, struct status_sample *s)
  * set up the boot; prints why not.  Returns 0 or -errno.
  */
 static int build_vm(struct elf_guest *g, struct plug *plug, const struct vm_config *cfg,
-		    bool status_line, const char *cmdline, const struct boot_initrd *initrd,
-		    struct run_disks *disks, struct vm **vm)
+		    bool status_line, bool workload, const char *cmdline,
+		    const struct boot_initrd *initrd, struct run_disks *disks, struct vm **vm)
 {
 	const struct guest_profile *prof = plug->prof;
 	char why[WHY_LEN];
@@ -290,6 +326,9 @@ static int build_vm(struct elf_guest *g, struct plug *plug, const struct vm_conf
 		rc = run_disks_attach(*vm, disks, why, sizeof(why));
 	if (!rc)
 		rc = plug_profile(plug, why, sizeof(why));
+	/* --run: the guest's init reports CMD's exit status on a port of its own. */
+	if (!rc && workload)
+		rc = workload_attach(*vm, why, sizeof(why));
 	if (!rc)
 		rc = g->bz ? boot_bzimage(*vm, g->bz, cmdline, initrd, why, sizeof(why))
 			   : boot_setup(*vm, g->pvh_entry, g->image_end, cmdline, initrd, why,
@@ -344,14 +383,14 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 	if (run_disks_check(o, prof, false) || run_disks_open(o, &disks))
 		goto out;
 	if (run_disks_append(&disks, o->append, &append) ||
-	    !(cmdline = prof->cmdline(ro->scenario, o->seed, append))) {
+	    !(cmdline = run_cmdline(prof, ro, append))) {
 		log_error("out of memory");
 		goto out;
 	}
 	t0 = clock_now_ns();
 	plug.prof = prof;
-	if (build_vm(g, &plug, &cfg, status_line_wanted(o->quiet), cmdline, &ro->initrd, &disks,
-		     &vm))
+	if (build_vm(g, &plug, &cfg, status_line_wanted(o->quiet), o->workload.run != NULL, cmdline,
+		     &ro->initrd, &disks, &vm))
 		goto out;
 	vm->sym = pipe.sym;
 	vm->unw = pipe.unw;

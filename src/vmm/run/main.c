@@ -22,6 +22,7 @@
 #include "vmm/run/guest_run.h"
 #include "vmm/run/host_select.h"
 #include "vmm/run/options.h"
+#include "vmm/run/workload_run.h"
 #include "vmm/kvm/probe.h"
 #include "vmm/guest/profile.h"
 
@@ -46,6 +47,7 @@ static int run_once(const struct options *o, struct elf_guest *g)
 	struct guest_run_opts ro = { .o = o, .watch_hw = o->watch_hw };
 	struct guest_run_result res;
 	char hw_why[WHY_LEN];
+	uint8_t *initrd = NULL;
 	int status;
 
 	if (guest_run_pick_scenario(o, g, &ro.scenario))
@@ -69,8 +71,15 @@ static int run_once(const struct options *o, struct elf_guest *g)
 			return EXIT_USAGE;
 		}
 	}
+	if (workload_run_build(o, &initrd, &ro.initrd.len)) {
+		if (ro.report_json)
+			fclose(ro.report_json);
+		return EXIT_USAGE;
+	}
+	ro.initrd.data = initrd;
 	status = guest_run(g, &ro, &res);
 	guest_run_result_free(&res);
+	free(initrd);
 	if (ro.report_json && fclose(ro.report_json))
 		log_error_errno(errno, "--report-json");
 	return status;
@@ -156,6 +165,12 @@ int main(int argc, char **argv)
 		printf("%s %s (guest ABI %d)\n", PACKAGE_NAME, PACKAGE_VERSION, CSAN_ABI_VERSION);
 		return EXIT_CLEAN;
 	}
+	/* A missing --add or --initrd file is said before anything is opened or booted. */
+	if (workload_check(&o.workload, why, sizeof(why))) {
+		log_error("%s", why);
+		options_free(&o);
+		return EXIT_USAGE;
+	}
 	if (!o.seed_given)
 		o.seed = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid();
 
@@ -190,6 +205,11 @@ int main(int argc, char **argv)
 		}
 	} else if (!(prof = guest_profile_pick(&g, o.guest_kind, why, sizeof(why)))) {
 		log_error("%s", why);
+		status = EXIT_USAGE;
+	} else if ((o.workload.run || o.workload.initrd) && prof != &linux_profile) {
+		log_error("%s: %s is a %s guest, which has no user space; give a Linux kernel "
+			  "(bzImage or vmlinux) as GUEST",
+			  o.workload.run ? "--run" : "--initrd", g.path, prof->name);
 		status = EXIT_USAGE;
 	} else if (host_select(&o, prof, why, sizeof(why)) == OPT_HOST_EMULATED) {
 		status = run_emulated(&o, &g, prof, why);

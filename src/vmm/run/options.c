@@ -51,6 +51,10 @@ enum {
 	OPTK_SOURCE_ROOT,
 	OPTK_VMLINUX,
 	OPTK_DISK,
+	OPTK_RUN,
+	OPTK_ADD,
+	OPTK_INITRD,
+	OPTK_WORKLOAD_IN_INITRD,
 };
 
 /*
@@ -86,6 +90,10 @@ static const struct option long_options[] = {
 	{ "guest", required_argument, NULL, OPTK_GUEST },
 	{ "vmlinux", required_argument, NULL, OPTK_VMLINUX },
 	{ "disk", required_argument, NULL, OPTK_DISK },
+	{ "run", required_argument, NULL, OPTK_RUN },
+	{ "add", required_argument, NULL, OPTK_ADD },
+	{ "initrd", required_argument, NULL, OPTK_INITRD },
+	{ "workload-in-initrd", no_argument, NULL, OPTK_WORKLOAD_IN_INITRD },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "probe", no_argument, NULL, OPTK_PROBE },
 	{ "version", no_argument, NULL, OPTK_VERSION },
@@ -121,6 +129,21 @@ void options_usage(FILE *f)
 		"                        the one at the top of the build tree holding\n"
 		"                        arch/x86/boot/bzImage, or beside the bzImage;\n"
 		"                        none: run unsymbolized, said in one line)\n"
+		"      --run=CMD         Linux: boot with an initramfs csan-vmm builds\n"
+		"                        (busybox, its own init, the --add'ed files) and\n"
+		"                        run CMD there under /bin/sh -c, in /, output on\n"
+		"                        the console; the guest powers off when CMD ends,\n"
+		"                        and CMD's exit status is reported (exit status 5\n"
+		"                        when it is not 0)\n"
+		"      --add=HOSTPATH[:GUESTPATH]  with --run: put a file or a directory\n"
+		"                        (recursively, modes kept) in the guest at\n"
+		"                        GUESTPATH (default /BASENAME, beside CMD's cwd);\n"
+		"                        a dynamically linked executable brings its\n"
+		"                        libraries; may be repeated\n"
+		"      --initrd=FILE     Linux: hand the cpio archive FILE (compressed as\n"
+		"                        the kernel can unpack) to the kernel; with --run,\n"
+		"                        csan-vmm's archive follows it, so CMD runs among\n"
+		"                        FILE's files (FILE's /init is not run)\n"
 		"  -s, --scenario=NAME   run scenario NAME of the bundled guest\n"
 		"                        (default %s); --scenario=list lists them;\n"
 		"                        with --compare, --scenario=all runs each one\n"
@@ -185,9 +208,9 @@ void options_usage(FILE *f)
 		"  3   crash            the guest crashed: exception, triple fault,\n"
 		"                       panic, bad hypercall\n"
 		"  4   timeout          still running at --timeout\n"
-		"  5   workload-failed  the workload (the bundled guest's scenario)\n"
-		"                       exited non-zero, or a KUnit case failed;\n"
-		"                       wins over 1\n"
+		"  5   workload-failed  the workload (--run's command, the bundled\n"
+		"                       guest's scenario) exited non-zero or never\n"
+		"                       said, or a KUnit case failed; wins over 1\n"
 		"  130 interrupted      SIGINT or SIGTERM\n"
 		"A crash wins over a timeout, both over the workload.  With --compare,\n"
 		"the most serious of the runs, in the order 130, 2, 3, 4, 5, 1, 0.\n"
@@ -390,6 +413,25 @@ static int add_send(const char *arg, struct options *o, FILE *errf)
 	return 0;
 }
 
+static int add_add(const char *arg, struct options *o, FILE *errf)
+{
+	const char **a;
+	char why[512], *h, *g;
+
+	if (workload_add_parse(arg, &h, &g, why, sizeof(why)))
+		return usage_error(errf, "%s", why);
+	free(h);
+	free(g);
+	a = realloc(o->workload.adds, (o->workload.nadds + 1) * sizeof(*a));
+	if (!a) {
+		fputs(LOG_PREFIX "out of memory\n", errf);
+		return -ENOMEM;
+	}
+	a[o->workload.nadds++] = arg;
+	o->workload.adds = a;
+	return 0;
+}
+
 static int parse_console_escapes(const char *arg, struct options *o, FILE *errf)
 {
 	if (strcmp(arg, "auto") == 0)
@@ -477,6 +519,18 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 			return usage_error(
 				errf, "--guest: '%s' is not a kind; use auto, csan or linux", arg);
 		return 0;
+	case OPTK_RUN:
+		if (!arg[strspn(arg, " \t")])
+			return usage_error(errf, "--run: give a command, e.g. --run='uname -a'");
+		o->workload.run = arg;
+		return 0;
+	case OPTK_ADD: return add_add(arg, o, errf);
+	case OPTK_INITRD:
+		if (!arg[0])
+			return usage_error(errf, "--initrd: give a cpio archive");
+		o->workload.initrd = arg;
+		return 0;
+	case OPTK_WORKLOAD_IN_INITRD: o->workload.prebuilt = true; return 0;
 	case 'q': o->quiet = true; return 0;
 	case 'h': o->action = OPT_HELP; return 0;
 	case OPTK_VERSION: o->action = OPT_VERSION; return 0;
@@ -494,6 +548,15 @@ static int check_combinations(struct options *o, FILE *errf)
 		return usage_error(errf, "--compare-json: only with --compare; add --compare");
 	if (o->compare && o->watch_given)
 		return usage_error(errf, "--watch: --compare runs both modes itself; drop --watch");
+	if (o->workload.nadds && !o->workload.run)
+		return usage_error(errf, "--add: the files are for --run's command; add --run=CMD "
+					 "(--run=sh for a shell on the console)");
+	if (o->workload.prebuilt && !(o->workload.initrd && o->workload.run))
+		return usage_error(errf, "--workload-in-initrd: only with --initrd and --run "
+					 "(it says --initrd holds --run's archive already)");
+	if (o->compare && (o->workload.run || o->workload.initrd))
+		return usage_error(errf, "--compare: not with --run or --initrd yet; run the "
+					 "workload in one mode at a time (--watch)");
 	if (o->scenario && strcmp(o->scenario, OPT_ALL_SCENARIOS) == 0 && !o->compare)
 		return usage_error(errf, "--scenario=all: only with --compare; add --compare, "
 					 "or name one scenario (--scenario=list lists them)");
@@ -564,6 +627,9 @@ void options_free(struct options *o)
 	o->append = NULL;
 	free(o->sends);
 	o->sends = NULL;
+	free(o->workload.adds);
+	o->workload.adds = NULL;
+	o->workload.nadds = 0;
 	o->nsends = 0;
 	while (o->ndisks)
 		free((char *)o->disks[--o->ndisks].path);

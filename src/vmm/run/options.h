@@ -9,6 +9,7 @@
 
 #include "vmm/console/console_input.h"
 #include "vmm/guest/profile.h"
+#include "vmm/workload/workload.h"
 
 #define OPT_DEFAULT_CPUS     2
 #define OPT_DEFAULT_MEMORY   (64ull << 20)
@@ -75,6 +76,8 @@ struct options {
 	bool mem_given;		    /* --memory appeared: a Linux guest's larger default yields */
 	struct opt_disk disks[OPT_MAX_DISKS]; /* --disk, in order */
 	unsigned ndisks;
+	/* --run, --add (adds owned by options), --initrd, --workload-in-initrd */
+	struct workload_spec workload;
 };
 
 /*

@@ -337,14 +337,13 @@ static void linux_summarize(struct vm *vm, struct guest_findings *f, FILE *out)
 			LOG_PREFIX "%u KCSAN report%s on the console, left as Linux printed them "
 				   "(no vmlinux: --vmlinux=PATH symbolizes them)\n",
 			ls->kcsan_unsymbolized, ls->kcsan_unsymbolized == 1 ? "" : "s");
+	/* Races the report log could not hold are races all the same. */
+	f->races_unlogged += ls->kcsan_unsymbolized;
 	if (ls->panicked) {
 		fprintf(out, LOG_PREFIX "Linux panicked: %s\n", ls->panic);
 		f->crashed = true;
 		return;
 	}
-	/* Races the report log could not hold are races all the same. */
-	if (status == EXIT_CLEAN && ls->kcsan_unsymbolized)
-		status = EXIT_RACES;
 	if (ls->ended_how)
 		fprintf(out, LOG_PREFIX "Linux %s (%s)\n",
 			ls->ended_ev == POWER_OFF ? "powered off" : "rebooted", ls->ended_how);
