@@ -7,6 +7,7 @@
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
+#include "watch/orc.h"
 #include "watch/sym.h"
 #include "watch/unwind.h"
 
@@ -29,6 +30,7 @@
 
 struct unwinder {
 	struct sym *sym;
+	struct orc_table *orc; /* the kernel's ORC tables, NULL without them */
 	/* One unwind_stack call's state, under the sym lock. */
 	const struct csan_regs *regs;
 	unwind_read_fn read;
@@ -111,6 +113,15 @@ int unwind_new(struct sym *sym, struct unwinder **out, char *why, size_t whylen)
 		return -ENOMEM;
 	}
 	u->sym = sym;
+	/*
+	 * A kernel built with the ORC unwinder keeps no frame pointers and
+	 * its assembly has no CFI: its own tables are the one way to walk
+	 * its stacks, so they are read once here and used first.
+	 */
+	if (orc_load(sym_path(sym), &u->orc, why, whylen) < 0) {
+		free(u);
+		return -EINVAL;
+	}
 	/* NULL ELF: libdw takes the architecture (its Ebl) from the module. */
 	dwfl = sym_dwfl_lock(sym);
 	ok = dwfl_attach_state(dwfl, NULL, UNWIND_TID, &thread_callbacks, u);
@@ -118,6 +129,7 @@ int unwind_new(struct sym *sym, struct unwinder **out, char *why, size_t whylen)
 		snprintf(why, whylen, "dwfl_attach_state(%s): %s", sym_path(sym), dwfl_errmsg(-1));
 	sym_dwfl_unlock(sym);
 	if (!ok) {
+		orc_free(u->orc);
 		free(u);
 		return -EINVAL;
 	}
@@ -127,7 +139,14 @@ int unwind_new(struct sym *sym, struct unwinder **out, char *why, size_t whylen)
 
 void unwind_free(struct unwinder *unw)
 {
+	if (unw)
+		orc_free(unw->orc);
 	free(unw);
+}
+
+bool unwind_has_orc(const struct unwinder *unw)
+{
+	return unw && unw->orc;
 }
 
 /* Collect one PC per frame; remember the registers a fallback needs. */
@@ -194,9 +213,24 @@ static unsigned unwind_locked(struct unwinder *u, Dwfl *dwfl, unsigned flags,
 {
 	const struct csan_regs *regs = u->regs;
 	uint64_t rbp = regs->rbp, lo = regs->rsp;
+	struct orc_result orc;
 	bool resume = true;
 	unsigned got;
+	int n;
 
+	/*
+	 * ORC first on a kernel that has it, whatever @flags say: there the
+	 * frame pointer is a general register.  Code the tables do not
+	 * cover (a module's, generated code) goes the other ways.
+	 */
+	if (u->orc && (n = orc_unwind(u->orc, regs, u->read, u->ctx, u->pcs, u->max, &orc)) > 0) {
+		info->how |= UNWIND_USED_ORC;
+		info->orc_frames = (unsigned)n;
+		if (orc.end == ORC_END_NO_ORC || orc.end == ORC_END_ERROR)
+			snprintf(info->orc_error, sizeof(info->orc_error), "%s", orc.why);
+		u->n = (unsigned)n;
+		return u->n;
+	}
 	if (!(flags & UNWIND_FP_ONLY)) {
 		unwind_cfi(u, dwfl, info);
 		/* A clean end, or full: nothing left for the frame pointers. */
