@@ -23,6 +23,9 @@ static void print_frame_marked(FILE *f, const struct sym_frame *fr, const char *
 		fputs(fr->func, f);
 	else
 		fprintf(f, "%s+0x%" PRIx64 "/0x%" PRIx64, fr->symbol, fr->sym_off, fr->sym_size);
+	/* As the kernel marks a module's frames. */
+	if (fr->module && !fr->inlined)
+		fprintf(f, " [%s]", fr->module);
 	if (fr->file)
 		fprintf(f, " %s:%d", fr->file, fr->line);
 	if (fr->inlined)

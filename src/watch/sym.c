@@ -49,6 +49,8 @@ struct sym {
 	struct cu_table *cus;  /* each CU's functions by address, built as CUs are met */
 	struct symtab *symtab; /* the ELF's symbols by address and by name */
 	const char *anchor_symbol, *anchor_file; /* sym_set_source_anchor() */
+	void *mods; /* sym_set_modules() */
+	void (*mods_release)(void *);
 };
 
 /*
@@ -250,6 +252,8 @@ void sym_close(struct sym *sym)
 
 	if (!sym)
 		return;
+	if (sym->mods_release)
+		sym->mods_release(sym->mods);
 	for (i = 0; i < SYM_CACHE_SLOTS; i++)
 		free(sym->cache[i].frames);
 	free(sym->cache);
@@ -547,6 +551,9 @@ static int lookup_dwfl(struct sym *sym, uint64_t addr, bool ret, struct sym_fram
 	}
 	fill_symbol(sym, mod, at, ret, &base);
 	fill_line(sym, mod, at, &base);
+	/* Another module than the ELF's own: a Linux module's .ko (kmod.h). */
+	if (mod != sym->mod)
+		base.module = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 	return inline_chain(sym, mod, at, &base, fr);
 }
 
@@ -655,6 +662,17 @@ void sym_cache_stats(struct sym *sym, uint64_t *hits, uint64_t *misses)
 	*hits = sym->hits;
 	*misses = sym->misses;
 	pthread_mutex_unlock(&sym->lock);
+}
+
+void sym_set_modules(struct sym *sym, void *mods, void (*release)(void *))
+{
+	sym->mods = mods;
+	sym->mods_release = release;
+}
+
+void *sym_modules(const struct sym *sym)
+{
+	return sym->mods;
 }
 
 Dwfl *sym_dwfl_lock(struct sym *sym)

@@ -36,6 +36,7 @@ struct sym_frame {
 	uint64_t sym_off;   /* addr - symbol start */
 	uint64_t sym_size;
 	bool inlined;
+	const char *module; /* the Linux module holding addr (kmod.h), NULL for the ELF */
 };
 
 struct sym;
@@ -142,6 +143,14 @@ int sym_member_offset(struct sym *sym, uint64_t near, const char *type, const ch
  * (@misses) so far.
  */
 void sym_cache_stats(struct sym *sym, uint64_t *hits, uint64_t *misses);
+
+/*
+ * sym_set_modules, sym_modules - what kmod.c keeps for @sym's Linux
+ * modules: a pointer that @release frees at sym_close.  Set once, before
+ * the vCPUs run.
+ */
+void sym_set_modules(struct sym *sym, void *mods, void (*release)(void *));
+void *sym_modules(const struct sym *sym);
 
 /*
  * sym_dwfl_lock, sym_dwfl_unlock - take and release @sym's Dwfl for a

@@ -20,6 +20,7 @@
 #include "vmm/run/emulated_args.h"
 #include "vmm/base/exit_status.h"
 #include "vmm/run/guest_path.h"
+#include "watch/kmod.h"
 
 /* The harness's own exit statuses (src/harness/emuhost.sh). */
 enum {
@@ -230,7 +231,8 @@ int emulated_run(const struct options *o, const char *guest_path)
 {
 	struct emu_inputs in = { .guest = guest_path };
 	char self[PATH_MAX], why[512];
-	char *harness = NULL, *report = NULL, *compare = NULL, **argv = NULL;
+	char *harness = NULL, *report = NULL, *compare = NULL, **argv = NULL, **modules = NULL;
+	size_t nmodules = 0, i;
 	struct stat st;
 	int status = EXIT_USAGE, ws;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -260,6 +262,15 @@ int emulated_run(const struct options *o, const char *guest_path)
 	in.harness = harness;
 	in.self = self;
 	in.guest_file_bytes = (unsigned long long)st.st_size;
+	if (kmod_list(guest_path, o->modules_dir, &modules, &nmodules)) {
+		log_error("out of memory");
+		goto out;
+	}
+	for (i = 0; i < nmodules; i++)
+		if (stat(modules[i], &st) == 0)
+			in.guest_file_bytes += (unsigned long long)st.st_size;
+	in.modules = modules;
+	in.nmodules = nmodules;
 	in.report_json = report;
 	in.compare_json = compare;
 	in.host_cpus = ncpu > 0 ? (unsigned)ncpu : 1;
@@ -279,6 +290,7 @@ int emulated_run(const struct options *o, const char *guest_path)
 	status = ws == -1 ? EXIT_USAGE : exit_status_of(ws);
 out:
 	emulated_argv_free(argv);
+	kmod_list_free(modules, nmodules);
 	free(harness);
 	free(report);
 	free(compare);

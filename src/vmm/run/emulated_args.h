@@ -11,6 +11,7 @@
 #define EMU_DIR		 "/csan"
 #define EMU_SELF	 EMU_DIR "/csan-vmm"
 #define EMU_GUEST_DIR	 EMU_DIR "/guest/"
+#define EMU_MODULES_DIR	 EMU_DIR "/modules"
 #define EMU_REPORT_JSON	 "/tmp/csan-report.json"
 #define EMU_COMPARE_JSON "/tmp/csan-compare.json"
 
@@ -31,6 +32,8 @@ struct emu_inputs {
 	const char *compare_json;	     /* --compare-json likewise */
 	unsigned host_cpus;		     /* CPUs of this machine */
 	bool relay_stdin;		     /* our standard input goes to the inner csan-vmm */
+	char *const *modules;		     /* .ko files to copy in (kmod_list), host paths */
+	size_t nmodules;
 };
 
 /*

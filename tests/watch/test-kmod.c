@@ -1,0 +1,151 @@
+/* test-kmod.c: module frames ("func+0x1c/0x80 [mod]") found in a .ko and symbolized. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "watch/kmod.h"
+#include "watch/linux_report.h"
+#include "watch/sym.h"
+#include "../unit/check.h"
+#include "watch-test.h"
+
+/* Built by make from tests/watch/kmod-fixture.c (an ET_REL file, as a .ko is). */
+#define KO_DIR "tests/watch/kmods"
+
+static int notes;
+static char last_note[512];
+
+static void note(void *ctx, const char *msg)
+{
+	(void)ctx;
+	notes++;
+	snprintf(last_note, sizeof(last_note), "%s", msg);
+}
+
+static struct sym *open_sym(void)
+{
+	struct sym *sym = NULL;
+	char why[256];
+
+	if (sym_open(symtest_path(), &sym, why, sizeof(why)) != 0)
+		fprintf(stderr, "test-kmod: %s\n", why);
+	return sym;
+}
+
+/* Some address inside fixture_outer symbolizes as the inlined fixture_bump. */
+static void test_lookup(struct sym *sym)
+{
+	struct sym_frame fr[SYM_MAX_FRAMES];
+	uint64_t addr = 0, size = 0, off;
+	bool inline_seen = false;
+	int n;
+
+	CHECK_EQ_U64(kmod_addr_of(sym, "kmod-fixture", "fixture_outer", 0, &addr, &size), 0);
+	CHECK(addr >= KMOD_SYNTH_BASE);
+	CHECK(size > 0 && size < 4096);
+	for (off = 1; off <= size && !inline_seen; off++) {
+		n = sym_lookup(sym, addr + off, SYM_RETADDR, fr, SYM_MAX_FRAMES);
+		CHECK(n >= 1);
+		if (n < 2 || !fr[0].func || strcmp(fr[0].func, "fixture_bump") != 0)
+			continue;
+		inline_seen = true;
+		CHECK(fr[0].inlined);
+		CHECK_CONTAINS(fr[0].file, "kmod-fixture.c");
+		CHECK(fr[0].line > 0);
+		CHECK_CONTAINS(fr[1].func, "fixture_outer");
+		CHECK_CONTAINS(fr[1].module, "kmod_fixture");
+		CHECK_EQ_U64(fr[1].sym_off, off);
+		CHECK_EQ_U64(fr[1].sym_size, size);
+		CHECK(fr[1].call_line == 0 && fr[0].call_line > fr[0].line);
+	}
+	CHECK(inline_seen);
+	/* Names with "_" find the "-" file; a function not in it is not found. */
+	CHECK_EQ_U64(kmod_addr_of(sym, "kmod_fixture", "mid", 0, &addr, &size), 0);
+	CHECK(addr >= KMOD_SYNTH_BASE);
+	CHECK_EQ_U64(kmod_addr_of(sym, "kmod_fixture", "no_such_fn", 0, &addr, NULL), -ENOENT);
+	/* A missing module is said once, then only refused. */
+	CHECK_EQ_U64(notes, 0);
+	CHECK_EQ_U64(kmod_addr_of(sym, "absent_mod", "f", 0, &addr, NULL), -ENOENT);
+	CHECK_EQ_U64(kmod_addr_of(sym, "absent_mod", "g", 0, &addr, NULL), -ENOENT);
+	CHECK_EQ_U64(notes, 1);
+	CHECK_CONTAINS(last_note, "absent_mod.ko");
+	CHECK_CONTAINS(last_note, KO_DIR);
+}
+
+/* A KCSAN report with module frames becomes a record whose PCs are in the .ko. */
+static void test_report(struct sym *sym)
+{
+	static const char *const lines[] = {
+		"==================================================================",
+		"BUG: KCSAN: data-race in fixture_outer [kmod_fixture] / top",
+		"",
+		"write to 0xffffffff8255a4c0 of 4 bytes by task 93 on cpu 1:",
+		" fixture_outer+0x4/0x20 [kmod_fixture]",
+		" mid+0x9/0x10 [kmod_fixture]",
+		" mid+0x9/0x20",
+		" absent_fn+0x9/0x20 [absent_mod]",
+		"",
+		"read to 0xffffffff8255a4c0 of 4 bytes by task 94 on cpu 0:",
+		" top+0x4/0x20",
+		"",
+		"Reported by Kernel Concurrency Sanitizer on:",
+		"CPU: 0 PID: 94 Comm: t Not tainted 6.1.0 #1",
+		"==================================================================",
+	};
+	struct linux_report_parser *p;
+	struct linux_report *lr = NULL;
+	struct csan_hc_report rec;
+	uint64_t fn, mid_ko, mid_vm;
+	unsigned lost = 0;
+	char why[256];
+	size_t i;
+
+	CHECK(linux_report_parser_new(&p) == 0);
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		if (linux_report_feed(p, lines[i], strlen(lines[i]), &lr) == LINUX_LINE_DONE)
+			break;
+	CHECK(lr != NULL);
+	if (!lr) {
+		linux_report_parser_free(p);
+		return;
+	}
+	CHECK_EQ_U64(linux_report_to_record(lr, sym, &rec, &lost, why, sizeof(why)), 0);
+	CHECK_EQ_U64(lost, 1); /* absent_mod's frame */
+	CHECK_EQ_U64(kmod_addr_of(sym, "kmod_fixture", "fixture_outer", 0, &fn, NULL), 0);
+	CHECK_EQ_U64(kmod_addr_of(sym, "kmod_fixture", "mid", 0, &mid_ko, NULL), 0);
+	CHECK_EQ_U64(sym_addr_of(sym, "mid", 0, &mid_vm, NULL), 0);
+	CHECK_EQ_U64(rec.side[0].ip, fn + 4);
+	CHECK_EQ_U64(rec.side[0].nret, 2);
+	CHECK_EQ_U64(rec.side[0].ret[0], mid_ko + 9);
+	CHECK_EQ_U64(rec.side[0].ret[1], mid_vm + 9);
+	linux_report_free(lr);
+	linux_report_parser_free(p);
+}
+
+int main(void)
+{
+	struct kmod_opts o = { .dir = KO_DIR, .note = note };
+	struct kmod_opts bad = { .dir = KO_DIR "/kmod-fixture.ko" };
+	struct sym *sym = open_sym();
+	char why[256];
+	char rel[64];
+
+	if (!sym)
+		return 1;
+	/* Without kmod_attach module frames are not placed. */
+	CHECK_EQ_U64(kmod_addr_of(sym, "kmod_fixture", "mid", 0, &(uint64_t){ 0 }, NULL), -ENOENT);
+	CHECK_EQ_U64(kmod_attach(sym, &bad, why, sizeof(why)), -ENOTDIR);
+	CHECK_CONTAINS(why, "--modules=" KO_DIR "/kmod-fixture.ko");
+	bad.dir = "/nonexistent-modules";
+	CHECK_EQ_U64(kmod_attach(sym, &bad, why, sizeof(why)), -ENOENT);
+	CHECK_CONTAINS(why, "/nonexistent-modules");
+	CHECK_EQ_U64(kmod_attach(sym, &o, why, sizeof(why)), 0);
+	/* symtest.elf is no Linux: no release to find. */
+	CHECK_EQ_U64(kmod_release(sym, rel, sizeof(rel)), -ENOENT);
+	test_lookup(sym);
+	test_report(sym);
+	sym_close(sym);
+	return check_exit_status("test-kmod");
+}
