@@ -13,42 +13,10 @@
 #include <elfutils/libdwfl.h>
 
 #include "watch/kmod.h"
-
-#define KMOD_NAME_MAX 64
-#define KMOD_DIRS     4
-/* Room between two made-up module places: more than any module's size. */
-#define KMOD_SYNTH_GAP (1ull << 28)
-
-/* A .ko file found in the directories, by its module name. */
-struct ko_file {
-	char name[KMOD_NAME_MAX]; /* "-" as "_" */
-	char *path;
-};
-
-/* A module asked for: loaded into the Dwfl, or known to be missing. */
-struct ko_loaded {
-	char name[KMOD_NAME_MAX];
-	Dwfl_Module *mod; /* NULL: not found or unreadable (said once) */
-};
-
-struct kmod {
-	pthread_mutex_t lock; /* all below; taken before the sym's Dwfl lock */
-	struct sym *sym;
-	char *dirs[KMOD_DIRS];
-	unsigned ndirs;
-	void (*note)(void *ctx, const char *msg);
-	void *note_ctx;
-	pthread_t walker; /* builds files[] from kmod_attach on */
-	bool walker_running, indexed;
-	struct ko_file *files;
-	size_t nfiles, capfiles;
-	struct ko_loaded *loaded;
-	size_t nloaded, caploaded;
-	uint64_t next_base;
-};
+#include "watch/kmod_priv.h"
 
 /* A module's name as the kernel keeps it: "-" becomes "_". */
-static void norm_name(const char *s, size_t len, char *out)
+void kmod_norm_name(const char *s, size_t len, char *out)
 {
 	size_t i;
 
@@ -100,7 +68,7 @@ static int walk_one(const char *path, const struct stat *st, int type, struct FT
 	f->path = strdup(path);
 	if (!f->path)
 		return FTW_STOP;
-	norm_name(base, stem, f->name);
+	kmod_norm_name(base, stem, f->name);
 	walking->nfiles++;
 	return FTW_CONTINUE;
 }
@@ -136,7 +104,7 @@ static void wait_index(struct kmod *k)
 	k->indexed = true;
 }
 
-static const char *find_file(struct kmod *k, const char *name)
+const char *kmod_find_file(struct kmod *k, const char *name)
 {
 	size_t i;
 
@@ -173,7 +141,7 @@ static void dirs_text(const struct kmod *k, char *out, size_t len)
 }
 
 /* Report @path to the sym's Dwfl at a made-up base; NULL with the reason said. */
-static Dwfl_Module *load_ko(struct kmod *k, const char *name, const char *path)
+Dwfl_Module *kmod_load_ko(struct kmod *k, const char *name, const char *path)
 {
 	Dwfl *dwfl = sym_dwfl_lock(k->sym);
 	Dwarf_Addr lo, hi;
@@ -195,7 +163,7 @@ static Dwfl_Module *load_ko(struct kmod *k, const char *name, const char *path)
 }
 
 /* The module called @name, loaded on first use; NULL if there is none. */
-static Dwfl_Module *module_named(struct kmod *k, const char *name)
+Dwfl_Module *kmod_module_named(struct kmod *k, const char *name)
 {
 	struct ko_loaded *l;
 	const char *path;
@@ -217,7 +185,7 @@ static Dwfl_Module *module_named(struct kmod *k, const char *name)
 	l = &k->loaded[k->nloaded++];
 	snprintf(l->name, sizeof(l->name), "%s", name);
 	l->mod = NULL;
-	path = find_file(k, name);
+	path = kmod_find_file(k, name);
 	if (!path) {
 		dirs_text(k, dirs, sizeof(dirs));
 		say(k,
@@ -225,7 +193,7 @@ static Dwfl_Module *module_named(struct kmod *k, const char *name)
 		    name, dirs);
 		return NULL;
 	}
-	l->mod = load_ko(k, name, path);
+	l->mod = kmod_load_ko(k, name, path);
 	return l->mod;
 }
 
@@ -267,9 +235,9 @@ int kmod_addr_of(struct sym *sym, const char *module, const char *func, uint64_t
 
 	if (!k)
 		return -ENOENT;
-	norm_name(module, strlen(module), name);
+	kmod_norm_name(module, strlen(module), name);
 	pthread_mutex_lock(&k->lock);
-	m = module_named(k, name);
+	m = kmod_module_named(k, name);
 	/* The symbol table is read under the Dwfl's lock: libdw is not thread-safe. */
 	if (m) {
 		sym_dwfl_lock(sym);
@@ -294,6 +262,8 @@ static void kmod_free(void *p)
 	if (!k)
 		return;
 	wait_index(k);
+	kmod_placed_free(k);
+	pthread_mutex_destroy(&k->map_lock);
 	for (i = 0; i < k->nfiles; i++)
 		free(k->files[i].path);
 	for (i = 0; i < k->ndirs; i++)
@@ -412,6 +382,7 @@ int kmod_attach(struct sym *sym, const struct kmod_opts *o, char *why, size_t wh
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&k->lock, NULL);
+	pthread_mutex_init(&k->map_lock, NULL);
 	k->sym = sym;
 	k->note = o->note;
 	k->note_ctx = o->note_ctx;
@@ -447,7 +418,8 @@ int kmod_attach(struct sym *sym, const struct kmod_opts *o, char *why, size_t wh
 		if (!k->walker_running)
 			build_index(k);
 	}
-	sym_set_modules(sym, k, kmod_free);
+	k->orc_fmt = kmod_vmlinux_orc_format(sym);
+	sym_set_modules(sym, k, kmod_free, kmod_guest_to_host);
 	return 0;
 }
 
@@ -463,6 +435,7 @@ int kmod_list(const char *vmlinux, const char *dir, char ***paths, size_t *n)
 	if (!k)
 		return -ENOMEM;
 	pthread_mutex_init(&k->lock, NULL);
+	pthread_mutex_init(&k->map_lock, NULL);
 	if ((dir && add_dir(k, dir)) || add_tree_dirs(k, vmlinux))
 		goto out;
 	build_index(k);

@@ -5,7 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "watch/orc.h"
 #include "watch/sym.h"
+#include "watch/unwind.h"
 
 /*
  * Linux prints a frame in a module as "func+0xoff/0xsize [mod]".  The
@@ -57,6 +59,52 @@ int kmod_attach(struct sym *sym, const struct kmod_opts *o, char *why, size_t wh
  */
 int kmod_addr_of(struct sym *sym, const char *module, const char *func, uint64_t size_hint,
 		 uint64_t *addr, uint64_t *size);
+
+/*
+ * hw mode: the host unwinds a trapping vCPU's stack itself, so a module
+ * frame is a real guest address.  kmod_refresh reads the guest's list of
+ * loaded modules (Linux 6.1's struct module: list, state, name,
+ * core_layout.base and .text_size, their offsets from the vmlinux's
+ * DWARF), loads each one's .ko, and lays its core text sections out as
+ * the kernel's layout_sections did (text first, in section order, .init
+ * left out), so a guest address in a module maps to the .ko's place in
+ * the Dwfl (sym_lookup and sym_function_at follow that map) and the
+ * module's ORC entries (.orc_unwind_ip's relocations) get guest IPs for
+ * the unwinder.
+ */
+struct kmod_guest_layout {
+	uint64_t modules; /* the address of the list head "modules" */
+	uint64_t off_list, off_state, off_name, off_base, off_text_size;
+};
+
+/*
+ * kmod_set_guest_layout - use @l instead of the vmlinux's DWARF (tests,
+ * kernels without DWARF for struct module).  Returns 0 or -ENOENT (no
+ * kmod_attach).
+ */
+int kmod_set_guest_layout(struct sym *sym, const struct kmod_guest_layout *l);
+
+/*
+ * kmod_refresh - read the guest's module list through @read(@ctx, ...)
+ * and place the modules not placed yet (or loaded again elsewhere).  Call
+ * without @sym's locks held, from the thread whose vCPU @ctx is.  Returns
+ * how many were placed now (0: nothing new), or -ENOENT when the vmlinux
+ * has no module list or no kmod_attach was made.
+ */
+int kmod_refresh(struct sym *sym, unwind_read_fn read, void *ctx);
+
+/*
+ * kmod_pc_known - whether @pc is in the vmlinux's functions or in a
+ * placed module's text: a PC that is not asks for a kmod_refresh.
+ */
+bool kmod_pc_known(struct sym *sym, uint64_t pc);
+
+/*
+ * kmod_orc_at - an orc_more_fn (@ctx the struct sym): the ORC table of the
+ * placed module whose text holds @ip, or NULL.  Takes only kmod's map
+ * lock, so the unwinder may call it holding the sym's.
+ */
+const struct orc_table *kmod_orc_at(void *ctx, uint64_t ip);
 
 /*
  * kmod_list - the .ko files kmod_attach would find for the vmlinux at

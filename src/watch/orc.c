@@ -75,6 +75,7 @@ struct orc_row {
 struct orc_table {
 	struct orc_row *rows;
 	size_t n;
+	enum orc_format fmt;
 	uint64_t text_end; /* IPs at or above it have no entry */
 };
 
@@ -126,10 +127,11 @@ static int row_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-int orc_table_new(const void *ip_sec, uint64_t ip_addr, const void *orc_sec, size_t n,
-		  enum orc_format fmt, uint64_t text_end, struct orc_table **out)
+/* The table for @n entries: IP i is @ips[i] if given, else from @ip_sec at @ip_addr. */
+static int table_new(const uint64_t *abs_ips, const unsigned char *ips, uint64_t ip_addr,
+		     const unsigned char *orcs, size_t n, enum orc_format fmt, uint64_t text_end,
+		     struct orc_table **out)
 {
-	const unsigned char *ips = ip_sec, *orcs = orc_sec;
 	struct orc_table *t;
 	size_t i;
 
@@ -145,7 +147,8 @@ int orc_table_new(const void *ip_sec, uint64_t ip_addr, const void *orc_sec, siz
 		struct orc_row *r = &t->rows[i];
 
 		/* Each IP is relative to where its own 4 bytes are. */
-		r->ip = ip_addr + 4 * i + (uint64_t)(int64_t)le32s(ips + 4 * i);
+		r->ip = abs_ips ? abs_ips[i]
+				: ip_addr + 4 * i + (uint64_t)(int64_t)le32s(ips + 4 * i);
 		r->order = (uint32_t)i;
 		decode_entry(orcs + ORC_ENTRY_SIZE * i, fmt, r);
 	}
@@ -153,9 +156,27 @@ int orc_table_new(const void *ip_sec, uint64_t ip_addr, const void *orc_sec, siz
 	 * sorted must still be searchable. */
 	qsort(t->rows, n, sizeof(*t->rows), row_cmp);
 	t->n = n;
+	t->fmt = fmt;
 	t->text_end = text_end ? text_end : UINT64_MAX;
 	*out = t;
 	return 0;
+}
+
+int orc_table_new(const void *ip_sec, uint64_t ip_addr, const void *orc_sec, size_t n,
+		  enum orc_format fmt, uint64_t text_end, struct orc_table **out)
+{
+	return table_new(NULL, ip_sec, ip_addr, orc_sec, n, fmt, text_end, out);
+}
+
+int orc_table_from_ips(const uint64_t *ips, const void *entries, size_t n, enum orc_format fmt,
+		       uint64_t text_end, struct orc_table **out)
+{
+	return table_new(ips, NULL, 0, entries, n, fmt, text_end, out);
+}
+
+enum orc_format orc_table_format(const struct orc_table *t)
+{
+	return t->fmt;
 }
 
 void orc_free(struct orc_table *t)
@@ -307,6 +328,8 @@ struct orc_state {
 	uint64_t r10, r13, di, dx, regs_bp;
 	unwind_read_fn read;
 	void *ctx;
+	orc_more_fn more;
+	void *more_ctx;
 	unsigned reads_left;
 	struct orc_result *res;
 };
@@ -393,9 +416,21 @@ static bool take_pt_regs(struct orc_state *s, uint64_t at, uint64_t *cs)
  * One step to the caller of @s's frame, as unwind_next_frame does.
  * Returns true with the caller in @s, false with @s->res saying why not.
  */
+/* The entry for @ip in @t, or in the table @s->more gives for it. */
+static const struct orc_row *find_any(const struct orc_table *t, const struct orc_state *s,
+				      uint64_t ip)
+{
+	const struct orc_row *o = find_row(t, ip);
+	const struct orc_table *more;
+
+	if (!o && s->more && (more = s->more(s->more_ctx, ip)) != NULL)
+		o = find_row(more, ip);
+	return o;
+}
+
 static bool step(const struct orc_table *t, struct orc_state *s)
 {
-	const struct orc_row *o = find_row(t, s->signal ? s->ip : s->ip - 1);
+	const struct orc_row *o = find_any(t, s, s->signal ? s->ip : s->ip - 1);
 	uint64_t cfa, prev_sp = s->sp, cs = 0, v;
 	bool bp_from_regs = false;
 
@@ -460,7 +495,8 @@ static bool step(const struct orc_table *t, struct orc_state *s)
 }
 
 int orc_unwind(const struct orc_table *t, const struct csan_regs *regs, unwind_read_fn read,
-	       void *ctx, uint64_t *pcs, unsigned max, struct orc_result *res)
+	       void *ctx, orc_more_fn more, void *more_ctx, uint64_t *pcs, unsigned max,
+	       struct orc_result *res)
 {
 	struct orc_result scratch;
 	struct orc_state s = {
@@ -476,6 +512,8 @@ int orc_unwind(const struct orc_table *t, const struct csan_regs *regs, unwind_r
 		.regs_bp = regs ? regs->rbp : 0,
 		.read = read,
 		.ctx = ctx,
+		.more = more,
+		.more_ctx = more_ctx,
 		.reads_left = ORC_READ_BUDGET,
 		.res = res ? res : &scratch,
 	};
@@ -486,7 +524,7 @@ int orc_unwind(const struct orc_table *t, const struct csan_regs *regs, unwind_r
 		return -EINVAL;
 	memset(s.res, 0, sizeof(*s.res));
 	/* Nothing to say about the IP itself: leave it to another unwinder. */
-	first = find_row(t, regs->rip);
+	first = find_any(t, &s, regs->rip);
 	if (!first || first->kind == ORC_KIND_UNDEFINED)
 		return 0;
 	pcs[n++] = regs->rip;

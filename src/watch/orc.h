@@ -49,6 +49,18 @@ int orc_load(const char *path, struct orc_table **out, char *why, size_t whylen)
 int orc_table_new(const void *ip_sec, uint64_t ip_addr, const void *orc_sec, size_t n,
 		  enum orc_format fmt, uint64_t text_end, struct orc_table **out);
 
+/*
+ * orc_table_from_ips - a table from @n absolute IPs (@ips, any order) and
+ * their 6-byte entries (@entries), as a module's relocated .orc_unwind_ip
+ * gives them; IPs at or above @text_end are outside it.  Returns 0,
+ * -EINVAL or -ENOMEM.
+ */
+int orc_table_from_ips(const uint64_t *ips, const void *entries, size_t n, enum orc_format fmt,
+		       uint64_t text_end, struct orc_table **out);
+
+/* orc_table_format - the entry layout @t was read in. */
+enum orc_format orc_table_format(const struct orc_table *t);
+
 /* orc_free - release @t; NULL is a no-op. */
 void orc_free(struct orc_table *t);
 
@@ -73,16 +85,26 @@ struct orc_result {
 };
 
 /*
+ * More tables than one: for an IP the main table does not cover (a
+ * module's code), the table that does, or NULL.  Called with the
+ * unwinder's locks held: must not take the sym's lock.
+ */
+typedef const struct orc_table *(*orc_more_fn)(void *ctx, uint64_t ip);
+
+/*
  * orc_unwind - the call stack of a vCPU stopped with @regs, as Linux's
  * own unwinder (arch/x86/kernel/unwind_orc.c) walks it: @pcs[0] is
  * regs->rip, each further PC the return address of a call frame or the
  * interrupted IP of a pt_regs frame (symbolize both as return
  * addresses, as the kernel's %pB does), at most @max in all.  Memory is
- * read through @read(@ctx, ...).  @res (may be NULL) says how it ended.
+ * read through @read(@ctx, ...); IPs @t does not cover are looked up in
+ * @more(@more_ctx, ip) when @more is not NULL.  @res (may be NULL) says
+ * how it ended.
  * Returns the number of PCs (>= 1), or 0 when @t has no entry for
  * regs->rip (the caller should use another unwinder), or -EINVAL.
  */
 int orc_unwind(const struct orc_table *t, const struct csan_regs *regs, unwind_read_fn read,
-	       void *ctx, uint64_t *pcs, unsigned max, struct orc_result *res);
+	       void *ctx, orc_more_fn more, void *more_ctx, uint64_t *pcs, unsigned max,
+	       struct orc_result *res);
 
 #endif /* CSAN_WATCH_ORC_H */

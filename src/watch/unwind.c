@@ -7,6 +7,7 @@
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
+#include "watch/kmod.h"
 #include "watch/orc.h"
 #include "watch/sym.h"
 #include "watch/unwind.h"
@@ -223,7 +224,8 @@ static unsigned unwind_locked(struct unwinder *u, Dwfl *dwfl, unsigned flags,
 	 * frame pointer is a general register.  Code the tables do not
 	 * cover (a module's, generated code) goes the other ways.
 	 */
-	if (u->orc && (n = orc_unwind(u->orc, regs, u->read, u->ctx, u->pcs, u->max, &orc)) > 0) {
+	if (u->orc && (n = orc_unwind(u->orc, regs, u->read, u->ctx, kmod_orc_at, u->sym, u->pcs,
+				      u->max, &orc)) > 0) {
 		info->how |= UNWIND_USED_ORC;
 		info->orc_frames = (unsigned)n;
 		if (orc.end == ORC_END_NO_ORC || orc.end == ORC_END_ERROR)
@@ -252,17 +254,14 @@ static unsigned unwind_locked(struct unwinder *u, Dwfl *dwfl, unsigned flags,
 	return u->n;
 }
 
-int unwind_stack(struct unwinder *unw, const struct csan_regs *regs, unwind_read_fn read, void *ctx,
-		 unsigned flags, uint64_t *pcs, unsigned max, struct unwind_info *info)
+/* One walk; kmod_refresh may have changed what the next one finds. */
+static unsigned unwind_once(struct unwinder *unw, const struct csan_regs *regs,
+			    unwind_read_fn read, void *ctx, unsigned flags, uint64_t *pcs,
+			    unsigned max, struct unwind_info *info)
 {
-	struct unwind_info scratch;
 	unsigned n;
 	Dwfl *dwfl;
 
-	if (!unw || !regs || !read || !pcs || max < 1 || max > UNWIND_MAX_PCS)
-		return -EINVAL;
-	if (!info)
-		info = &scratch;
 	memset(info, 0, sizeof(*info));
 	dwfl = sym_dwfl_lock(unw->sym);
 	/* Field by field: unw->sym is read unlocked by every caller. */
@@ -276,6 +275,40 @@ int unwind_stack(struct unwinder *unw, const struct csan_regs *regs, unwind_read
 	unw->max = max;
 	n = unwind_locked(unw, dwfl, flags, info);
 	sym_dwfl_unlock(unw->sym);
+	return n;
+}
+
+/* Whether a PC of @pcs is in no function the host knows: maybe a module's. */
+static bool unknown_pc(struct sym *sym, const uint64_t *pcs, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (!kmod_pc_known(sym, pcs[i]))
+			return true;
+	return false;
+}
+
+int unwind_stack(struct unwinder *unw, const struct csan_regs *regs, unwind_read_fn read, void *ctx,
+		 unsigned flags, uint64_t *pcs, unsigned max, struct unwind_info *info)
+{
+	struct unwind_info scratch;
+	unsigned n;
+
+	if (!unw || !regs || !read || !pcs || max < 1 || max > UNWIND_MAX_PCS)
+		return -EINVAL;
+	if (!info)
+		info = &scratch;
+	n = unwind_once(unw, regs, read, ctx, flags, pcs, max, info);
+	/*
+	 * A Linux guest's module code: learn where the guest has its modules
+	 * (from its memory, so here, with the vCPU stopped) and walk again,
+	 * now with their ORC tables; the report's symbolization follows the
+	 * same map later.
+	 */
+	if (sym_modules(unw->sym) && unknown_pc(unw->sym, pcs, n) &&
+	    kmod_refresh(unw->sym, read, ctx) > 0)
+		n = unwind_once(unw, regs, read, ctx, flags, pcs, max, info);
 	return (int)n;
 }
 

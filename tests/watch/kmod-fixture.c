@@ -17,3 +17,17 @@ __attribute__((noinline)) int mid(int x)
 {
 	return fixture_outer(x) + 1;
 }
+
+/*
+ * ORC entries as objtool writes them in a module: each IP a PC32
+ * relocation against the code, each entry "CALL, previous SP = SP + 8"
+ * (a function that pushed nothing), in Linux 6.1's layout.
+ */
+__asm__(".pushsection .orc_unwind_ip,\"a\"\n"
+	".long fixture_outer - .\n"
+	".long mid - .\n"
+	".popsection\n"
+	".pushsection .orc_unwind,\"a\"\n"
+	".short 8, 0, 0x0005\n"
+	".short 8, 0, 0x0005\n"
+	".popsection\n");

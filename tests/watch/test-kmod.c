@@ -1,5 +1,8 @@
 /* test-kmod.c: module frames ("func+0x1c/0x80 [mod]") found in a .ko and symbolized. */
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +10,7 @@
 
 #include "watch/kmod.h"
 #include "watch/linux_report.h"
+#include "watch/orc.h"
 #include "watch/sym.h"
 #include "../unit/check.h"
 #include "watch-test.h"
@@ -124,6 +128,161 @@ static void test_report(struct sym *sym)
 	linux_report_parser_free(p);
 }
 
+/* --- hw mode: a module list in a fake guest memory -------------------------- */
+
+#define G_HEAD	   0xffffffff82000000ull /* the list head "modules" */
+#define G_MOD	   0xffff888000100000ull /* the struct module */
+#define G_BASE	   0xffffffffa0000000ull /* its core_layout.base */
+#define G_STACK	   0xffffc90000010000ull
+#define G_RET	   0xffffffff81000010ull /* a return address into "vmlinux" */
+#define G_VML_TEXT 0xffffffff81000000ull
+
+static const struct kmod_guest_layout glayout = {
+	.modules = G_HEAD,
+	.off_list = 8,
+	.off_state = 0,
+	.off_name = 24,
+	.off_base = 0x140,
+	.off_text_size = 0x14c,
+};
+
+struct gmem {
+	uint64_t addr[64], val[64];
+	unsigned n;
+};
+
+static void gput(struct gmem *g, uint64_t a, uint64_t v)
+{
+	unsigned i;
+
+	for (i = 0; i < g->n && g->addr[i] != a; i++)
+		;
+	if (i == g->n)
+		g->n++;
+	g->addr[i] = a;
+	g->val[i] = v;
+}
+
+static bool gread(void *ctx, uint64_t a, uint64_t *v)
+{
+	struct gmem *g = ctx;
+	unsigned i;
+
+	for (i = 0; i < g->n; i++)
+		if (g->addr[i] == a) {
+			*v = g->val[i];
+			return true;
+		}
+	/* Unset struct module bytes read as zero; anything else is unmapped. */
+	if (a >= G_MOD && a < G_MOD + 0x200) {
+		*v = 0;
+		return true;
+	}
+	return false;
+}
+
+/* A list holding one live module "kmod_fixture" at @base. */
+static void guest_list(struct gmem *g, uint64_t base)
+{
+	char name[16] = "kmod_fixture";
+	uint64_t w;
+
+	gput(g, G_HEAD, G_MOD + glayout.off_list);
+	gput(g, G_MOD + glayout.off_list, G_HEAD);
+	memcpy(&w, name, 8);
+	gput(g, G_MOD + glayout.off_name, w);
+	memcpy(&w, name + 8, 8);
+	gput(g, G_MOD + glayout.off_name + 8, w);
+	gput(g, G_MOD + glayout.off_base, base);
+	gput(g, G_MOD + glayout.off_text_size, 0x1000);
+}
+
+/* fixture_outer's value in the .ko's symbol table: its offset in .text. */
+static uint64_t ko_symbol(const char *want)
+{
+	int fd = open(KO_DIR "/kmod-fixture.ko", O_RDONLY);
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	uint64_t v = 0;
+	GElf_Shdr sh;
+
+	elf_version(EV_CURRENT);
+	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	while (elf && (scn = elf_nextscn(elf, scn)) != NULL) {
+		Elf_Data *d = gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB
+				      ? elf_getdata(scn, NULL)
+				      : NULL;
+		size_t i;
+		GElf_Sym s;
+
+		for (i = 0; d && i < sh.sh_size / sizeof(Elf64_Sym); i++)
+			if (gelf_getsym(d, (int)i, &s) &&
+			    strcmp(elf_strptr(elf, sh.sh_link, s.st_name), want) == 0)
+				v = s.st_value;
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return v;
+}
+
+static void test_guest(struct sym *sym)
+{
+	static struct gmem g;
+	struct sym_frame fr[SYM_MAX_FRAMES];
+	uint64_t off = ko_symbol("fixture_outer"), at = G_BASE + off, start, size, pcs[8];
+	const struct orc_table *mt;
+	struct orc_table *vml;
+	struct csan_regs r;
+	struct orc_result res;
+	/* "vmlinux": one end-of-stack entry at G_VML_TEXT. */
+	int32_t rel = 0;
+	uint16_t end[3] = { 0, 0, 1 << 10 };
+	int n;
+
+	CHECK(off > 0 || ko_symbol("mid") > 0); /* the symbols were read */
+	CHECK(!kmod_pc_known(sym, at));
+	/* symtest.elf has no module list: nothing to read. */
+	CHECK_EQ_U64(kmod_refresh(sym, gread, &g), (uint64_t)-ENOENT);
+	CHECK_EQ_U64(kmod_set_guest_layout(sym, &glayout), 0);
+	guest_list(&g, G_BASE);
+	CHECK_EQ_U64(kmod_refresh(sym, gread, &g), 1);
+	CHECK_EQ_U64(kmod_refresh(sym, gread, &g), 0); /* unchanged: nothing new */
+	CHECK(kmod_pc_known(sym, at + 1));
+	/* The guest's address symbolizes as the module's function. */
+	n = sym_lookup(sym, at + 1, 0, fr, SYM_MAX_FRAMES);
+	CHECK(n >= 1);
+	CHECK_CONTAINS(fr[n - 1].func, "fixture_outer");
+	CHECK_CONTAINS(fr[n - 1].module, "kmod_fixture");
+	CHECK_EQ_U64(fr[n - 1].sym_off, 1);
+	CHECK_EQ_U64(fr[0].addr, at + 1);
+	CHECK_EQ_U64(sym_function_at(sym, at + 3, &start, &size, NULL), 0);
+	CHECK_EQ_U64(start, at);
+	/* Its ORC entries, at guest addresses: a walk from the module into vmlinux. */
+	mt = kmod_orc_at(sym, at);
+	CHECK(mt != NULL);
+	CHECK_EQ_U64(
+		orc_table_new(&rel, G_VML_TEXT, end, 1, ORC_FORMAT_V1, G_VML_TEXT + 0x1000, &vml),
+		0);
+	memset(&r, 0, sizeof(r));
+	r.rip = at;
+	r.rsp = G_STACK;
+	gput(&g, G_STACK, G_RET);
+	n = orc_unwind(vml, &r, gread, &g, kmod_orc_at, sym, pcs, 8, &res);
+	CHECK_EQ_U64(n, 2);
+	CHECK_EQ_U64(pcs[1], G_RET);
+	CHECK_EQ_U64(res.end, ORC_END_STACK);
+	orc_free(vml);
+	/* Unloaded and loaded again elsewhere: the old place no longer holds it. */
+	guest_list(&g, G_BASE + 0x100000);
+	CHECK_EQ_U64(kmod_refresh(sym, gread, &g), 1);
+	CHECK(!kmod_pc_known(sym, at + 1));
+	CHECK(kmod_pc_known(sym, at + 0x100000 + 1));
+	CHECK(kmod_orc_at(sym, at) == NULL);
+	CHECK(kmod_orc_at(sym, at + 0x100000) != NULL);
+}
+
 int main(void)
 {
 	struct kmod_opts o = { .dir = KO_DIR, .note = note };
@@ -146,6 +305,7 @@ int main(void)
 	CHECK_EQ_U64(kmod_release(sym, rel, sizeof(rel)), -ENOENT);
 	test_lookup(sym);
 	test_report(sym);
+	test_guest(sym);
 	sym_close(sym);
 	return check_exit_status("test-kmod");
 }

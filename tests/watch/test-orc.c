@@ -139,7 +139,7 @@ static void test_full_walk(struct orc_table *t)
 	int n;
 
 	build_stack(&m, &r);
-	n = orc_unwind(t, &r, mem_read, &m, pcs, 16, &res);
+	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res);
 	CHECK_EQ_U64(n, 5);
 	CHECK_EQ_U64(pcs[0], LEAF + 5);
 	CHECK_EQ_U64(pcs[1], MID + 0x10);
@@ -149,7 +149,7 @@ static void test_full_walk(struct orc_table *t)
 	CHECK_EQ_U64(res.end, ORC_END_STACK);
 
 	/* @max cuts the walk and says so. */
-	n = orc_unwind(t, &r, mem_read, &m, pcs, 3, &res);
+	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 3, &res);
 	CHECK_EQ_U64(n, 3);
 	CHECK_EQ_U64(res.end, ORC_END_FULL);
 
@@ -157,7 +157,7 @@ static void test_full_walk(struct orc_table *t)
 	put(&m, S + 8, MID + 0x10);
 	r.rip = LEAF;
 	r.rsp = S + 8;
-	n = orc_unwind(t, &r, mem_read, &m, pcs, 16, &res);
+	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res);
 	CHECK_EQ_U64(n, 5);
 	CHECK_EQ_U64(pcs[1], MID + 0x10);
 }
@@ -173,18 +173,18 @@ static void test_stops(struct orc_table *t)
 	/* An IP outside the table: not ORC's to walk. */
 	build_stack(&m, &r);
 	r.rip = 0xffffffffa0001000ull; /* module text */
-	CHECK_EQ_U64(orc_unwind(t, &r, mem_read, &m, pcs, 16, &res), 0);
+	CHECK_EQ_U64(orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res), 0);
 	r.rip = LEAF - 1;
-	CHECK_EQ_U64(orc_unwind(t, &r, mem_read, &m, pcs, 16, &res), 0);
+	CHECK_EQ_U64(orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res), 0);
 	r.rip = TEXT_END + 4; /* a terminator: no information */
-	CHECK_EQ_U64(orc_unwind(t, &r, mem_read, &m, pcs, 16, &res), 0);
+	CHECK_EQ_U64(orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res), 0);
 	CHECK(!orc_covers(t, TEXT_END + 0x10000));
 	CHECK(orc_covers(t, TASKFN + 3));
 
 	/* A return address into module text: kept, then the walk stops. */
 	build_stack(&m, &r);
 	put(&m, S + 8, 0xffffffffa0001234ull);
-	n = orc_unwind(t, &r, mem_read, &m, pcs, 16, &res);
+	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res);
 	CHECK_EQ_U64(n, 2);
 	CHECK_EQ_U64(pcs[1], 0xffffffffa0001234ull);
 	CHECK_EQ_U64(res.end, ORC_END_NO_ORC);
@@ -192,7 +192,7 @@ static void test_stops(struct orc_table *t)
 	/* A stack that cannot be read stops it, naming the address. */
 	build_stack(&m, &r);
 	r.rsp = 0x1000;
-	n = orc_unwind(t, &r, mem_read, &m, pcs, 16, &res);
+	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res);
 	CHECK_EQ_U64(n, 1);
 	CHECK_EQ_U64(res.end, ORC_END_ERROR);
 	CHECK_CONTAINS(res.why, "0x1008");
@@ -200,14 +200,14 @@ static void test_stops(struct orc_table *t)
 	/* A pt_regs from user mode ends the kernel stack there. */
 	build_stack(&m, &r);
 	put(&m, PT + 8 * 17, 0x33);
-	n = orc_unwind(t, &r, mem_read, &m, pcs, 16, &res);
+	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res);
 	CHECK_EQ_U64(n, 3);
 	CHECK_EQ_U64(res.end, ORC_END_USER);
 
 	/* A terminator entry (no information) is an error, not an end. */
 	build_stack(&m, &r);
 	put(&m, S + 8, TEXT_END + 0x20);
-	n = orc_unwind(t, &r, mem_read, &m, pcs, 16, &res);
+	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res);
 	CHECK_EQ_U64(n, 2);
 	CHECK_EQ_U64(res.end, ORC_END_ERROR);
 
@@ -215,7 +215,7 @@ static void test_stops(struct orc_table *t)
 	build_stack(&m, &r);
 	put(&m, S + 8, TASKFN + 0x10);
 	put(&m, S, S - 0x100); /* the leaf's saved %rbp: TASKFN's CFA is below the SP */
-	n = orc_unwind(t, &r, mem_read, &m, pcs, 16, &res);
+	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res);
 	CHECK_EQ_U64(n, 2);
 	CHECK_EQ_U64(res.end, ORC_END_ERROR);
 	CHECK_CONTAINS(res.why, "wrong way");
@@ -234,7 +234,7 @@ static void test_registers(struct orc_table *t)
 	r.rip = VIA_R10 + 4;
 	r.r10 = S + 8; /* the CFA is %r10 itself (no offset): the return address at S */
 	put(&m, S, TASK_TOP + 8);
-	n = orc_unwind(t, &r, mem_read, &m, pcs, 16, &res);
+	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res);
 	CHECK_EQ_U64(n, 2);
 	CHECK_EQ_U64(pcs[1], TASK_TOP + 8);
 	CHECK_EQ_U64(res.end, ORC_END_STACK);
@@ -242,7 +242,7 @@ static void test_registers(struct orc_table *t)
 	/* The same function reached through a call: %r10 is unknown there. */
 	build_stack(&m, &r);
 	put(&m, S + 8, VIA_R10 + 4);
-	n = orc_unwind(t, &r, mem_read, &m, pcs, 16, &res);
+	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res);
 	CHECK_EQ_U64(n, 2);
 	CHECK_EQ_U64(res.end, ORC_END_ERROR);
 	CHECK_CONTAINS(res.why, "lost");
@@ -264,7 +264,7 @@ static void test_partial(struct orc_table *t)
 	put(&m, S, TASKFN + 0x10); /* iret frame: ip, cs, flags, sp, ss */
 	put(&m, S + 8, 0x10);
 	put(&m, S + 24, T);
-	n = orc_unwind(t, &r, mem_read, &m, pcs, 16, &res);
+	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res);
 	CHECK_EQ_U64(n, 3);
 	CHECK_EQ_U64(pcs[1], TASKFN + 0x10);
 	CHECK_EQ_U64(pcs[2], TASK_TOP + 8);
@@ -296,7 +296,7 @@ static void test_v2(void)
 	r.rip = LEAF;
 	r.rsp = S;
 	put(&m, S, MID + 4);
-	CHECK_EQ_U64(orc_unwind(t, &r, mem_read, &m, pcs, 4, &res), 2);
+	CHECK_EQ_U64(orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 4, &res), 2);
 	CHECK_EQ_U64(pcs[1], MID + 4);
 	CHECK_EQ_U64(res.end, ORC_END_STACK);
 	orc_free(t);
