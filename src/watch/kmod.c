@@ -312,6 +312,10 @@ static int add_tree_dirs(struct kmod *k, const char *vmlinux)
 		snprintf(dir, sizeof(dir), ".");
 	if (!dir[0])
 		snprintf(dir, sizeof(dir), "/");
+	/* A bzImage in its tree: the tree is three levels up. */
+	n = strlen(dir);
+	if (n > 14 && strcmp(dir + n - 14, "/arch/x86/boot") == 0)
+		dir[n - 14] = '\0';
 	snprintf(probe, sizeof(probe), "%s/modules.order", dir);
 	if (access(probe, R_OK) != 0)
 		snprintf(probe, sizeof(probe), "%s/Module.symvers", dir);

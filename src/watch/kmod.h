@@ -23,7 +23,8 @@
  * and .ko.zst too):
  *   1. the --modules directory, searched recursively, when given;
  *   2. the kernel build tree the vmlinux sits in (a directory holding
- *      modules.order or Module.symvers), or the one named by a file
+ *      modules.order or Module.symvers; for a kernel image under
+ *      arch/x86/boot/, the tree above it), or the one named by a file
  *      "build-dir" beside it (tools/linux/build-vmlinux.sh's cache);
  *   3. /lib/modules/RELEASE, RELEASE read from the vmlinux's linux_banner.
  * The directories are walked once, at the first module frame.

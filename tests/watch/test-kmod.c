@@ -283,6 +283,57 @@ static void test_guest(struct sym *sym)
 	CHECK(kmod_orc_at(sym, at + 0x100000) != NULL);
 }
 
+/* The files a run elsewhere needs: --modules first, then the bzImage's tree, no .git. */
+static void touch(const char *dir, const char *name)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+}
+
+static void test_list(void)
+{
+	char tmpl[] = "/tmp/test-kmod.XXXXXX", d[600], cmd[700];
+	char *top = mkdtemp(tmpl), **paths;
+	size_t n, i;
+	int a = 0, b = 0;
+
+	CHECK(top != NULL);
+	if (!top)
+		return;
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s/extra %s/tree/arch/x86/boot %s/tree/drv %s/tree/.git", top, top, top,
+		 top);
+	CHECK(system(cmd) == 0);
+	snprintf(d, sizeof(d), "%s/extra", top);
+	touch(d, "a-mod.ko");
+	snprintf(d, sizeof(d), "%s/tree", top);
+	touch(d, "modules.order");
+	snprintf(d, sizeof(d), "%s/tree/drv", top);
+	touch(d, "a_mod.ko");
+	touch(d, "b.ko.xz");
+	touch(d, "notes.txt");
+	snprintf(d, sizeof(d), "%s/tree/.git", top);
+	touch(d, "c.ko");
+	snprintf(d, sizeof(d), "%s/tree/arch/x86/boot/bzImage", top);
+	snprintf(cmd, sizeof(cmd), "%s/extra", top);
+	CHECK_EQ_U64(kmod_list(d, cmd, &paths, &n), 0);
+	CHECK_EQ_U64(n, 2);
+	for (i = 0; i < n; i++) {
+		a += strstr(paths[i], "/extra/a-mod.ko") != NULL;
+		b += strstr(paths[i], "/tree/drv/b.ko.xz") != NULL;
+	}
+	CHECK(a == 1 && b == 1);
+	kmod_list_free(paths, n);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
+	CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
 	struct kmod_opts o = { .dir = KO_DIR, .note = note };
@@ -307,5 +358,6 @@ int main(void)
 	test_report(sym);
 	test_guest(sym);
 	sym_close(sym);
+	test_list();
 	return check_exit_status("test-kmod");
 }
