@@ -345,16 +345,13 @@ int kmod_refresh(struct sym *sym, unwind_read_fn read, void *ctx)
 
 	if (!k)
 		return -ENOENT;
-	seen = calloc(KMOD_GUEST_MAX, sizeof(*seen));
-	if (!seen)
-		return -ENOMEM;
 	pthread_mutex_lock(&k->lock);
 	if (!k->layout_state)
 		k->layout_state = layout_from_dwarf(sym, &k->layout) == 0 ? 1 : -1;
-	if (k->layout_state < 0) {
+	/* A kernel without modules is asked on every stack with a stray PC: answer fast. */
+	if (k->layout_state < 0 || !(seen = calloc(KMOD_GUEST_MAX, sizeof(*seen)))) {
 		pthread_mutex_unlock(&k->lock);
-		free(seen);
-		return -ENOENT;
+		return k->layout_state < 0 ? -ENOENT : -ENOMEM;
 	}
 	n = walk_list(&k->layout, read, ctx, seen);
 	for (i = 0; i < n; i++) {
