@@ -189,6 +189,11 @@ static void json_frame(FILE *f, const struct sym_frame *fr)
 	fputs(",\"full_file\":", f);
 	report_json_string(f, fr->file_full);
 	fprintf(f, ",\"line\":%d,\"col\":%d", fr->line, fr->col);
+	/* A Linux module's frame: its pc is made up in soft mode (kmod.h). */
+	if (fr->module) {
+		fputs(",\"module\":", f);
+		report_json_string(f, fr->module);
+	}
 	if (fr->inlined) {
 		fputs(",\"call_file\":", f);
 		report_json_string(f, fr->call_file);
