@@ -4,22 +4,28 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "watch/kmod.h"
 #include "watch/linux_report.h"
 #include "watch/report.h"
 #include "watch/report_log.h"
 
 /*
  * The address a printed frame stands for: the symbol's start in the ELF
- * plus the printed offset.  A module's frames are not in vmlinux, and an
+ * (or in the module's .ko, placed by kmod.c) plus the printed offset.  An
  * offset beyond both sizes means the name matched another function.
  */
 static uint64_t frame_addr(struct sym *sym, const struct linux_frame *f)
 {
 	uint64_t start, size;
+	int rc;
 
 	if (!f->func[0])
 		return f->addr;
-	if (f->module[0] || sym_addr_of(sym, f->func, f->size, &start, &size) != 0)
+	if (f->module[0])
+		rc = kmod_addr_of(sym, f->module, f->func, f->size, &start, &size);
+	else
+		rc = sym_addr_of(sym, f->func, f->size, &start, &size);
+	if (rc != 0)
 		return 0;
 	if (f->off >= (f->size > size ? f->size : size) && f->off)
 		return 0;

@@ -23,6 +23,9 @@ static void print_frame_marked(FILE *f, const struct sym_frame *fr, const char *
 		fputs(fr->func, f);
 	else
 		fprintf(f, "%s+0x%" PRIx64 "/0x%" PRIx64, fr->symbol, fr->sym_off, fr->sym_size);
+	/* As the kernel marks a module's frames. */
+	if (fr->module && !fr->inlined)
+		fprintf(f, " [%s]", fr->module);
 	if (fr->file)
 		fprintf(f, " %s:%d", fr->file, fr->line);
 	if (fr->inlined)
@@ -186,6 +189,11 @@ static void json_frame(FILE *f, const struct sym_frame *fr)
 	fputs(",\"full_file\":", f);
 	report_json_string(f, fr->file_full);
 	fprintf(f, ",\"line\":%d,\"col\":%d", fr->line, fr->col);
+	/* A Linux module's frame: its pc is made up in soft mode (kmod.h). */
+	if (fr->module) {
+		fputs(",\"module\":", f);
+		report_json_string(f, fr->module);
+	}
 	if (fr->inlined) {
 		fputs(",\"call_file\":", f);
 		report_json_string(f, fr->call_file);

@@ -49,7 +49,12 @@ struct sym {
 	struct cu_table *cus;  /* each CU's functions by address, built as CUs are met */
 	struct symtab *symtab; /* the ELF's symbols by address and by name */
 	const char *anchor_symbol, *anchor_file; /* sym_set_source_anchor() */
+	void *mods; /* sym_set_modules() */
+	void (*mods_release)(void *);
+	bool (*mods_remap)(void *mods, uint64_t addr, uint64_t *host);
 };
+
+static Dwfl_Module *module_at(struct sym *sym, uint64_t *at);
 
 /*
  * The guest ELF carries its own DWARF: do not look for separate debug
@@ -250,6 +255,8 @@ void sym_close(struct sym *sym)
 
 	if (!sym)
 		return;
+	if (sym->mods_release)
+		sym->mods_release(sym->mods);
 	for (i = 0; i < SYM_CACHE_SLOTS; i++)
 		free(sym->cache[i].frames);
 	free(sym->cache);
@@ -539,7 +546,7 @@ static int lookup_dwfl(struct sym *sym, uint64_t addr, bool ret, struct sym_fram
 {
 	uint64_t at = ret ? addr - 1 : addr;
 	struct sym_frame base = { .addr = addr };
-	Dwfl_Module *mod = dwfl_addrmodule(sym->dwfl, at);
+	Dwfl_Module *mod = module_at(sym, &at);
 
 	if (!mod) {
 		fr[0] = base;
@@ -547,6 +554,9 @@ static int lookup_dwfl(struct sym *sym, uint64_t addr, bool ret, struct sym_fram
 	}
 	fill_symbol(sym, mod, at, ret, &base);
 	fill_line(sym, mod, at, &base);
+	/* Another module than the ELF's own: a Linux module's .ko (kmod.h). */
+	if (mod != sym->mod)
+		base.module = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 	return inline_chain(sym, mod, at, &base, fr);
 }
 
@@ -628,13 +638,17 @@ int sym_function_at(struct sym *sym, uint64_t addr, uint64_t *start, uint64_t *s
 		    const char **name)
 {
 	const char *found = NULL;
+	uint64_t at = addr;
 	Dwfl_Module *mod;
 
 	pthread_mutex_lock(&sym->lock);
-	mod = dwfl_addrmodule(sym->dwfl, addr);
+	mod = module_at(sym, &at);
 	if (mod)
-		found = symbol_at(sym, mod, addr, start, size);
+		found = symbol_at(sym, mod, at, start, size);
 	pthread_mutex_unlock(&sym->lock);
+	/* A module's function, where the guest has it. */
+	if (found)
+		*start -= at - addr;
 	if (!found)
 		return -ENOENT;
 	if (name)
@@ -655,6 +669,33 @@ void sym_cache_stats(struct sym *sym, uint64_t *hits, uint64_t *misses)
 	*hits = sym->hits;
 	*misses = sym->misses;
 	pthread_mutex_unlock(&sym->lock);
+}
+
+void sym_set_modules(struct sym *sym, void *mods, void (*release)(void *),
+		     bool (*remap)(void *mods, uint64_t addr, uint64_t *host))
+{
+	sym->mods = mods;
+	sym->mods_release = release;
+	sym->mods_remap = remap;
+}
+
+/* The Dwfl module for @*at, moving @*at to a module's place if it is in one's text. */
+static Dwfl_Module *module_at(struct sym *sym, uint64_t *at)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(sym->dwfl, *at);
+	uint64_t host;
+
+	if (!mod && sym->mods_remap && sym->mods_remap(sym->mods, *at, &host)) {
+		mod = dwfl_addrmodule(sym->dwfl, host);
+		if (mod)
+			*at = host;
+	}
+	return mod;
+}
+
+void *sym_modules(const struct sym *sym)
+{
+	return sym->mods;
 }
 
 Dwfl *sym_dwfl_lock(struct sym *sym)

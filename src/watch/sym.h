@@ -36,6 +36,7 @@ struct sym_frame {
 	uint64_t sym_off;   /* addr - symbol start */
 	uint64_t sym_size;
 	bool inlined;
+	const char *module; /* the Linux module holding addr (kmod.h), NULL for the ELF */
 };
 
 struct sym;
@@ -142,6 +143,17 @@ int sym_member_offset(struct sym *sym, uint64_t near, const char *type, const ch
  * (@misses) so far.
  */
 void sym_cache_stats(struct sym *sym, uint64_t *hits, uint64_t *misses);
+
+/*
+ * sym_set_modules, sym_modules - what kmod.c keeps for @sym's Linux
+ * modules: a pointer that @release frees at sym_close, and @remap, which
+ * gives for a guest address in a module's text the place its .ko has in
+ * the Dwfl (false: none), so sym_lookup and sym_function_at see module
+ * code at the guest's addresses.  Set once, before the vCPUs run.
+ */
+void sym_set_modules(struct sym *sym, void *mods, void (*release)(void *),
+		     bool (*remap)(void *mods, uint64_t addr, uint64_t *host));
+void *sym_modules(const struct sym *sym);
 
 /*
  * sym_dwfl_lock, sym_dwfl_unlock - take and release @sym's Dwfl for a

@@ -7,6 +7,8 @@
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
+#include "watch/kmod.h"
+#include "watch/orc.h"
 #include "watch/sym.h"
 #include "watch/unwind.h"
 
@@ -29,6 +31,7 @@
 
 struct unwinder {
 	struct sym *sym;
+	struct orc_table *orc; /* the kernel's ORC tables, NULL without them */
 	/* One unwind_stack call's state, under the sym lock. */
 	const struct csan_regs *regs;
 	unwind_read_fn read;
@@ -111,6 +114,15 @@ int unwind_new(struct sym *sym, struct unwinder **out, char *why, size_t whylen)
 		return -ENOMEM;
 	}
 	u->sym = sym;
+	/*
+	 * A kernel built with the ORC unwinder keeps no frame pointers and
+	 * its assembly has no CFI: its own tables are the one way to walk
+	 * its stacks, so they are read once here and used first.
+	 */
+	if (orc_load(sym_path(sym), &u->orc, why, whylen) < 0) {
+		free(u);
+		return -EINVAL;
+	}
 	/* NULL ELF: libdw takes the architecture (its Ebl) from the module. */
 	dwfl = sym_dwfl_lock(sym);
 	ok = dwfl_attach_state(dwfl, NULL, UNWIND_TID, &thread_callbacks, u);
@@ -118,6 +130,7 @@ int unwind_new(struct sym *sym, struct unwinder **out, char *why, size_t whylen)
 		snprintf(why, whylen, "dwfl_attach_state(%s): %s", sym_path(sym), dwfl_errmsg(-1));
 	sym_dwfl_unlock(sym);
 	if (!ok) {
+		orc_free(u->orc);
 		free(u);
 		return -EINVAL;
 	}
@@ -127,7 +140,14 @@ int unwind_new(struct sym *sym, struct unwinder **out, char *why, size_t whylen)
 
 void unwind_free(struct unwinder *unw)
 {
+	if (unw)
+		orc_free(unw->orc);
 	free(unw);
+}
+
+bool unwind_has_orc(const struct unwinder *unw)
+{
+	return unw && unw->orc;
 }
 
 /* Collect one PC per frame; remember the registers a fallback needs. */
@@ -194,9 +214,25 @@ static unsigned unwind_locked(struct unwinder *u, Dwfl *dwfl, unsigned flags,
 {
 	const struct csan_regs *regs = u->regs;
 	uint64_t rbp = regs->rbp, lo = regs->rsp;
+	struct orc_result orc;
 	bool resume = true;
 	unsigned got;
+	int n;
 
+	/*
+	 * ORC first on a kernel that has it, whatever @flags say: there the
+	 * frame pointer is a general register.  Code the tables do not
+	 * cover (a module's, generated code) goes the other ways.
+	 */
+	if (u->orc && (n = orc_unwind(u->orc, regs, u->read, u->ctx, kmod_orc_at, u->sym, u->pcs,
+				      u->max, &orc)) > 0) {
+		info->how |= UNWIND_USED_ORC;
+		info->orc_frames = (unsigned)n;
+		if (orc.end == ORC_END_NO_ORC || orc.end == ORC_END_ERROR)
+			snprintf(info->orc_error, sizeof(info->orc_error), "%s", orc.why);
+		u->n = (unsigned)n;
+		return u->n;
+	}
 	if (!(flags & UNWIND_FP_ONLY)) {
 		unwind_cfi(u, dwfl, info);
 		/* A clean end, or full: nothing left for the frame pointers. */
@@ -218,17 +254,14 @@ static unsigned unwind_locked(struct unwinder *u, Dwfl *dwfl, unsigned flags,
 	return u->n;
 }
 
-int unwind_stack(struct unwinder *unw, const struct csan_regs *regs, unwind_read_fn read, void *ctx,
-		 unsigned flags, uint64_t *pcs, unsigned max, struct unwind_info *info)
+/* One walk; kmod_refresh may have changed what the next one finds. */
+static unsigned unwind_once(struct unwinder *unw, const struct csan_regs *regs,
+			    unwind_read_fn read, void *ctx, unsigned flags, uint64_t *pcs,
+			    unsigned max, struct unwind_info *info)
 {
-	struct unwind_info scratch;
 	unsigned n;
 	Dwfl *dwfl;
 
-	if (!unw || !regs || !read || !pcs || max < 1 || max > UNWIND_MAX_PCS)
-		return -EINVAL;
-	if (!info)
-		info = &scratch;
 	memset(info, 0, sizeof(*info));
 	dwfl = sym_dwfl_lock(unw->sym);
 	/* Field by field: unw->sym is read unlocked by every caller. */
@@ -242,6 +275,40 @@ int unwind_stack(struct unwinder *unw, const struct csan_regs *regs, unwind_read
 	unw->max = max;
 	n = unwind_locked(unw, dwfl, flags, info);
 	sym_dwfl_unlock(unw->sym);
+	return n;
+}
+
+/* Whether a PC of @pcs is in no function the host knows: maybe a module's. */
+static bool unknown_pc(struct sym *sym, const uint64_t *pcs, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (!kmod_pc_known(sym, pcs[i]))
+			return true;
+	return false;
+}
+
+int unwind_stack(struct unwinder *unw, const struct csan_regs *regs, unwind_read_fn read, void *ctx,
+		 unsigned flags, uint64_t *pcs, unsigned max, struct unwind_info *info)
+{
+	struct unwind_info scratch;
+	unsigned n;
+
+	if (!unw || !regs || !read || !pcs || max < 1 || max > UNWIND_MAX_PCS)
+		return -EINVAL;
+	if (!info)
+		info = &scratch;
+	n = unwind_once(unw, regs, read, ctx, flags, pcs, max, info);
+	/*
+	 * A Linux guest's module code: learn where the guest has its modules
+	 * (from its memory, so here, with the vCPU stopped) and walk again,
+	 * now with their ORC tables; the report's symbolization follows the
+	 * same map later.
+	 */
+	if (sym_modules(unw->sym) && unknown_pc(unw->sym, pcs, n) &&
+	    kmod_refresh(unw->sym, read, ctx) > 0)
+		n = unwind_once(unw, regs, read, ctx, flags, pcs, max, info);
 	return (int)n;
 }
 

@@ -1,4 +1,4 @@
-/* unwind.h: a guest stack from a vCPU's registers, by CFI or frame pointers. */
+/* unwind.h: a guest stack from a vCPU's registers, by ORC, CFI or frame pointers. */
 #ifndef CSAN_WATCH_UNWIND_H
 #define CSAN_WATCH_UNWIND_H
 
@@ -29,16 +29,20 @@ typedef bool (*unwind_read_fn)(void *ctx, uint64_t vaddr, uint64_t *val);
 /* How a stack was recovered (struct unwind_info.how bits). */
 #define UNWIND_USED_CFI 0x1u
 #define UNWIND_USED_FP	0x2u
+#define UNWIND_USED_ORC 0x4u
 
 struct unwind_info {
 	unsigned how;	     /* UNWIND_USED_* */
 	unsigned cfi_frames; /* PCs the CFI unwinder found, including the IP */
 	char cfi_error[128]; /* why libdw stopped early ("" if it ended cleanly) */
+	unsigned orc_frames; /* PCs the ORC unwinder found, including the IP */
+	char orc_error[128]; /* why it stopped early ("" at the stack's end) */
 };
 
 /*
  * unwind_new - an unwinder over @sym's Dwfl: attaches a one-thread
- * "process" whose memory is whatever each unwind_stack call reads.  A
+ * "process" whose memory is whatever each unwind_stack call reads, and
+ * reads the ELF's ORC tables (orc.h) when it is a Linux built with them.  A
  * Dwfl takes one attachment for its life, so make one unwinder per
  * struct sym, and free it only before sym_close.  Returns 0 with it in
  * @out, or -ENOMEM, or -EINVAL when dwfl_attach_state fails (message with
@@ -49,13 +53,18 @@ int unwind_new(struct sym *sym, struct unwinder **out, char *why, size_t whylen)
 /* unwind_free - release @unw; NULL is a no-op. */
 void unwind_free(struct unwinder *unw);
 
+/* unwind_has_orc - whether @unw walks stacks by the kernel's ORC tables. */
+bool unwind_has_orc(const struct unwinder *unw);
+
 /*
  * unwind_stack - recover the call stack of a vCPU stopped with @regs:
  * @pcs[0] is regs->rip, the rest are return addresses (symbolize them
- * with SYM_RETADDR), at most @max (1..UNWIND_MAX_PCS) in all.  libdw's
- * CFI unwinder goes first, reading memory through @read(@ctx, ...); where
- * it stops with an error (code without CFI, a bad read), the walk goes on
- * along the %rbp chain from the last frame it recovered.  @info (may be
+ * with SYM_RETADDR), at most @max (1..UNWIND_MAX_PCS) in all, reading
+ * memory through @read(@ctx, ...).  On a kernel with ORC tables that
+ * cover regs->rip, they alone are used (@flags notwithstanding).
+ * Otherwise libdw's CFI unwinder goes first; where it stops with an
+ * error (code without CFI, a bad read), the walk goes on along the %rbp
+ * chain from the last frame it recovered.  @info (may be
  * NULL) tells which ways were used.  Returns the number of PCs (>= 1), or
  * -EINVAL for bad arguments.
  */

@@ -195,10 +195,40 @@ static void test_workload(void)
 	emulated_argv_free(v);
 }
 
+/* A Linux guest's module files are copied in, and the inner run told where. */
+static void test_modules(void)
+{
+	char *const kos[] = { "/k/drivers/a-b.ko", "/k/lib/c.ko.xz" };
+	struct emu_inputs in = base;
+	struct options o;
+	char **v;
+
+	CHECK(options_parse(ARGC("--modules=/"), ARGV("--modules=/"), &o, stderr) == 0);
+	CHECK(o.modules_dir && strcmp(o.modules_dir, "/") == 0);
+	v = emulated_argv(&o, &in);
+	CHECK(v && !has(v, "--modules=" EMU_MODULES_DIR, true)); /* none found: none said */
+	emulated_argv_free(v);
+	in.modules = kos;
+	in.nmodules = 2;
+	v = emulated_argv(&o, &in);
+	CHECK(v != NULL);
+	if (v) {
+		CHECK(has(v, "--file=/k/drivers/a-b.ko:" EMU_MODULES_DIR "/a-b.ko", false));
+		CHECK(has(v, "--file=/k/lib/c.ko.xz:" EMU_MODULES_DIR "/c.ko.xz", false));
+		CHECK(has(v, "--modules=" EMU_MODULES_DIR, true));
+	}
+	emulated_argv_free(v);
+	options_free(&o);
+	/* A --modules that is not a directory is refused when given. */
+	CHECK(options_parse(ARGC("--modules=/nonexistent-dir"), ARGV("--modules=/nonexistent-dir"),
+			    &o, stderr) != 0);
+}
+
 int main(void)
 {
 	test_round_trip();
 	test_compare_and_keys();
 	test_workload();
+	test_modules();
 	return check_exit_status("test-emulated");
 }

@@ -90,7 +90,9 @@ static void print_guest_stack(struct vcpu *vcpu, const struct csan_regs *regs)
 		return;
 	log_error("vCPU %u: guest stack:", vcpu->id);
 	report_print_stack(stderr, vcpu->vm->sym, pcs, (unsigned)n, LOG_PREFIX "  ");
-	if (info.cfi_error[0])
+	if (info.orc_error[0])
+		log_error("  (ORC unwinding stopped: %s)", info.orc_error);
+	else if (info.cfi_error[0])
 		log_error("  (CFI unwinding stopped: %s; frame pointers after)", info.cfi_error);
 }
 

@@ -236,6 +236,15 @@ static int add_argument_rules(scmp_filter_ctx ctx, const char **what)
 			     SCMP_A2(SCMP_CMP_MASKED_EQ, O_ACCMODE | O_CREAT | O_TRUNC, O_RDONLY));
 	if (r)
 		return r;
+	/*
+	 * libelf's elf_begin asks whether its descriptor is open
+	 * (F_GETFD): hw mode opens a Linux module's .ko on the vCPU that
+	 * trapped in it (src/watch/kmod_guest.c).  Only that query.
+	 */
+	*what = "the fcntl rule";
+	r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(fcntl), 1, SCMP_A1(SCMP_CMP_EQ, F_GETFD));
+	if (r)
+		return r;
 	/* No new executable memory: malloc and libelf never need it. */
 	*what = "the mmap rule";
 	r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,

@@ -22,6 +22,7 @@
 #include "vmm/base/exit_status.h"
 #include "vmm/run/guest_path.h"
 #include "vmm/run/workload_run.h"
+#include "watch/kmod.h"
 
 /* The harness's own exit statuses (src/harness/emuhost.sh). */
 enum {
@@ -234,7 +235,8 @@ int emulated_run(const struct options *o, const char *guest_path, const char *vm
 	char self[PATH_MAX], why[512];
 	char *harness = NULL, *report = NULL, *compare = NULL, **argv = NULL, *initrd_tmp = NULL;
 	char *disks[OPT_MAX_DISKS] = { NULL };
-	unsigned i;
+	char **modules = NULL;
+	size_t nmodules = 0, i;
 	struct stat st;
 	int status = EXIT_USAGE, ws;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -301,6 +303,17 @@ int emulated_run(const struct options *o, const char *guest_path, const char *vm
 	}
 	in.harness = harness;
 	in.self = self;
+	/* The modules' tree is the vmlinux's, else the kernel image's (a bzImage in its tree). */
+	if (kmod_list(vmlinux && strcmp(vmlinux, KERNEL_VMLINUX_NONE) != 0 ? vmlinux : guest_path,
+		      o->modules_dir, &modules, &nmodules)) {
+		log_error("out of memory");
+		goto out;
+	}
+	for (i = 0; i < nmodules; i++)
+		if (stat(modules[i], &st) == 0)
+			in.guest_file_bytes += (unsigned long long)st.st_size;
+	in.modules = modules;
+	in.nmodules = nmodules;
 	in.report_json = report;
 	in.compare_json = compare;
 	in.host_cpus = ncpu > 0 ? (unsigned)ncpu : 1;
@@ -323,6 +336,7 @@ out:
 		unlink(initrd_tmp);
 	free(initrd_tmp);
 	emulated_argv_free(argv);
+	kmod_list_free(modules, nmodules);
 	free(harness);
 	free(report);
 	free(compare);

@@ -86,7 +86,7 @@ static unsigned emu_timeout(const struct options *o)
 static void add_harness_options(struct argv_builder *b, const struct options *o,
 				const struct emu_inputs *in)
 {
-	unsigned i;
+	size_t i;
 
 	add(b, "%s", in->harness);
 	add(b, "--cpus=%u", emu_cpus(o, in));
@@ -100,6 +100,9 @@ static void add_harness_options(struct argv_builder *b, const struct options *o,
 		add(b, "--file=%s:" EMU_INITRD, in->initrd);
 	if (in->vmlinux && strcmp(in->vmlinux, KERNEL_VMLINUX_NONE) != 0)
 		add(b, "--file=%s:" EMU_VMLINUX, in->vmlinux);
+	/* Only the .ko files: a kernel build tree is far too big to copy. */
+	for (i = 0; i < in->nmodules; i++)
+		add(b, "--file=%s:" EMU_MODULES_DIR "/%s", in->modules[i], base_name(in->modules[i]));
 	if (in->report_json)
 		add(b, "--output=" EMU_REPORT_JSON ":%s", in->report_json);
 	if (in->compare_json)
@@ -137,6 +140,8 @@ static void add_inner_options(struct argv_builder *b, const struct options *o,
 		add(b, "--report-json=" EMU_REPORT_JSON);
 	if (o->watch_given)
 		add(b, "--watch=%s", o->watch_hw ? "hw" : "soft");
+	if (in->nmodules)
+		add(b, "--modules=" EMU_MODULES_DIR);
 	if (o->compare)
 		add(b, "--compare");
 	if (o->compare_json)

@@ -11,6 +11,7 @@
 #define EMU_DIR		 "/csan"
 #define EMU_SELF	 EMU_DIR "/csan-vmm"
 #define EMU_GUEST_DIR	 EMU_DIR "/guest/"
+#define EMU_MODULES_DIR	 EMU_DIR "/modules"
 #define EMU_VMLINUX	 EMU_DIR "/symbols/vmlinux" /* a bzImage's vmlinux */
 #define EMU_REPORT_JSON	 "/tmp/csan-report.json"
 #define EMU_COMPARE_JSON "/tmp/csan-compare.json"
@@ -50,6 +51,8 @@ struct emu_inputs {
 	 */
 	const char *initrd;
 	unsigned long long initrd_bytes;
+	char *const *modules;		     /* .ko files to copy in (kmod_list), host paths */
+	size_t nmodules;
 };
 
 /*

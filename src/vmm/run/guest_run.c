@@ -29,6 +29,7 @@
 #include "vmm/run/verdict.h"
 #include "vmm/run/workload_run.h"
 #include "vmm/workload/workload.h"
+#include "watch/kmod.h"
 #include "watch/report_log.h"
 #include "watch/sym.h"
 #include "watch/unwind.h"
@@ -65,6 +66,13 @@ struct pipeline {
 	struct report_log *log;
 };
 
+/* kmod.c's word about a module whose .ko was not found: once per module. */
+static void note_modules(void *ctx, const char *msg)
+{
+	(void)ctx;
+	log_warn("%s", msg);
+}
+
 static void pipeline_close(struct pipeline *p)
 {
 	report_log_free(p->log);
@@ -96,6 +104,11 @@ static int pipeline_open(struct pipeline *p, const struct guest_run_opts *ro, co
 		prof->source_root(p->sym);
 	if (!rc && p->sym)
 		rc = unwind_new(p->sym, &p->unw, why, sizeof(why));
+	if (!rc) {
+		struct kmod_opts ko = { .dir = ro->o->modules_dir, .note = note_modules };
+
+		rc = kmod_attach(p->sym, &ko, why, sizeof(why));
+	}
 	if (rc) {
 		log_error("%s", why);
 		goto fail;

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "csan/abi.h"
 #include "vmm/base/log.h"
@@ -49,6 +50,7 @@ enum {
 	OPTK_HOST,
 	OPTK_GUEST,
 	OPTK_SOURCE_ROOT,
+	OPTK_MODULES,
 	OPTK_VMLINUX,
 	OPTK_DISK,
 	OPTK_RUN,
@@ -79,6 +81,7 @@ static const struct option long_options[] = {
 	{ "seed", required_argument, NULL, OPTK_SEED },
 	{ "report-json", required_argument, NULL, OPTK_REPORT_JSON },
 	{ "source-root", required_argument, NULL, OPTK_SOURCE_ROOT },
+	{ "modules", required_argument, NULL, OPTK_MODULES },
 	{ "watch", required_argument, NULL, OPTK_WATCH },
 	{ "compare", no_argument, NULL, OPTK_COMPARE },
 	{ "compare-json", required_argument, NULL, OPTK_COMPARE_JSON },
@@ -155,6 +158,9 @@ void options_usage(FILE *f)
 		"                        summary and the exit record, to FILE as JSON Lines\n"
 		"      --source-root=DIR print source paths relative to DIR (default:\n"
 		"                        the tree the guest's DWARF says it was built from)\n"
+		"      --modules=DIR     Linux: look for the .ko of a module's report frames\n"
+		"                        under DIR first (default: the vmlinux's build\n"
+		"                        tree, then /lib/modules/RELEASE)\n"
 		"      --watch=MODE      soft: the guest's soft watchpoints only (default);\n"
 		"                        hw: also back each one with debug registers on\n"
 		"                        every vCPU (needs a host whose KVM delivers guest\n"
@@ -472,6 +478,20 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 			return usage_error(errf, "--source-root: give a directory");
 		o->source_root = arg;
 		return 0;
+	case OPTK_MODULES: {
+		struct stat st;
+
+		if (!arg[0])
+			return usage_error(errf,
+					   "--modules: give the directory holding the .ko files");
+		/* Said now, not after the guest has booted and printed a module frame. */
+		if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode))
+			return usage_error(
+				errf, "--modules=%s: %s; give the directory holding the .ko files",
+				arg, stat(arg, &st) != 0 ? strerror(errno) : "not a directory");
+		o->modules_dir = arg;
+		return 0;
+	}
 	case OPTK_WATCH:
 		if (strcmp(arg, "soft") && strcmp(arg, "hw"))
 			return usage_error(errf, "--watch: '%s' is not a mode; use soft or hw",

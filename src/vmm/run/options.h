@@ -61,6 +61,7 @@ struct options {
 	const char *vmlinux;	  /* --vmlinux=PATH: a bzImage's symbols; NULL: look for them */
 	const char *report_json;  /* --report-json=FILE, NULL when not given */
 	const char *source_root;  /* --source-root=DIR, NULL: found from the DWARF */
+	const char *modules_dir;  /* --modules=DIR, NULL: the default places (kmod.h) */
 	bool watch_hw;		  /* --watch=hw */
 	bool watch_given;	  /* --watch appeared at all */
 	bool compare;		  /* --compare: the same guest in soft then hw mode */

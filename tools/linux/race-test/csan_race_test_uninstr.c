@@ -7,6 +7,7 @@
  * csan_race_test.c.
  */
 #include <linux/irq_work.h>
+#include <linux/printk.h>
 #include <linux/jiffies.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
@@ -17,9 +18,21 @@
  * uninstr-writer: plain stores of a new value each time, on the writer's
  * CPU, to the word the instrumented reader reads.  KCSAN cannot see them;
  * at most a watched read sees the value change under it.
+ *
+ * The first call also prints the kernel's own stack of this function
+ * (dump_stack, once): the stack csan-vmm unwinds on the host for a
+ * debug-register hit on the store below has the same callers, so a test
+ * can compare the two frame by frame (tests/linux/orc-stack.sh).
  */
+static bool race_test_stack_shown;
+
 RACE_TEST_FN void race_test_uninstr_write(u64 value)
 {
+	if (unlikely(!race_test_stack_shown)) {
+		race_test_stack_shown = true;
+		pr_info("csan-race-test: the writer's own stack:\n");
+		dump_stack();
+	}
 	race_test_uninstr_word = value;
 }
 
