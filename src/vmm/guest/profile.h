@@ -22,6 +22,12 @@ struct vcpu;
 struct guest_findings {
 	/* The guest crashed in a way the run's end does not show (Linux: a panic). */
 	bool crashed;
+	/*
+	 * Race reports the guest printed that the report log could not take
+	 * (Linux's KCSAN reports with no vmlinux to read them by): races all
+	 * the same, counted beside the log's.
+	 */
+	uint64_t races_unlogged;
 	/* The workload's own exit status; -1: none ran, or it never said. */
 	int workload_status;
 	/* A workload was to run and report its status: its silence is a failure. */

@@ -38,6 +38,7 @@ struct linux_state {
 	struct ktap ktap;
 	struct linux_report_parser *kcsan; /* Linux's own KCSAN reports */
 	unsigned kcsan_lost;		   /* blocks that could not be records */
+	unsigned kcsan_unsymbolized;	   /* blocks counted as they are: no vmlinux */
 	bool panicked;
 	bool restarting; /* Linux said "reboot: Restarting system" */
 	char panic[SERIAL_LINE_MAX + 1];
@@ -121,7 +122,15 @@ static void kcsan_submit(struct vm *vm, struct linux_state *ls, struct linux_rep
 	struct linux_watch *lw = linux_guest_watch(vm);
 	struct csan_hc_report rec;
 	char why[256];
-	int rc = linux_report_to_record(lr, vm->sym, &rec, NULL, why, sizeof(why));
+	int rc;
+
+	/* No vmlinux: the kernel's own report on the console is all there is; count it. */
+	if (!vm->sym) {
+		ls->kcsan_unsymbolized++;
+		linux_report_free(lr);
+		return;
+	}
+	rc = linux_report_to_record(lr, vm->sym, &rec, NULL, why, sizeof(why));
 
 	/* In hw mode the host's watch of the same race may make it one report. */
 	if (!rc && !(lw && linux_watch_console_report(vm, lw, &rec)))
@@ -320,6 +329,13 @@ static void linux_summarize(struct vm *vm, struct guest_findings *f, FILE *out)
 			LOG_PREFIX
 			"%u KCSAN report%s on the console could not be read (said above)\n",
 			ls->kcsan_lost, ls->kcsan_lost == 1 ? "" : "s");
+	/* Races the report log could not hold are races all the same. */
+	f->races_unlogged = ls->kcsan_unsymbolized;
+	if (ls->kcsan_unsymbolized)
+		fprintf(out,
+			LOG_PREFIX "%u KCSAN report%s on the console, left as Linux printed them "
+				   "(no vmlinux: --vmlinux=PATH symbolizes them)\n",
+			ls->kcsan_unsymbolized, ls->kcsan_unsymbolized == 1 ? "" : "s");
 	if (ls->panicked) {
 		fprintf(out, LOG_PREFIX "Linux panicked: %s\n", ls->panic);
 		f->crashed = true;
