@@ -2,7 +2,7 @@
 # inner csan-vmm's own (3 for a guest panic, 4 for --timeout), a SIGTERM
 # is passed on so the inner run prints its summary and exits 130, and a
 # failure of the emulated host itself is told apart from the guest's
-# (status 2, saying so).
+# (status 2, saying so, in a closing summary line too).
 . "$top_srcdir/tests/lib.sh"
 require_emulated_host
 
@@ -43,3 +43,4 @@ chmod +x "$work/qemu"
 QEMU_SYSTEM=$work/qemu run_host --host=emulated --timeout=30
 expect_rc 2
 expect_err 'the emulated host itself failed \(QEMU or its kernel, see above\); this says nothing about the guest'
+expect_err '^csan-vmm: exit status 2 \(error\): the emulated host failed under the run; nothing is known of the guest$'

@@ -47,6 +47,7 @@ static struct verdict_facts crashed(struct verdict_facts f)
 static void test_clean_and_races(void)
 {
 	struct verdict_facts f;
+	char buf[128];
 
 	f = facts(VM_END_EXIT, 0);
 	CHECK_EQ_U64(verdict_status(&f), EXIT_CLEAN);
@@ -60,6 +61,15 @@ static void test_clean_and_races(void)
 	CHECK_EQ_U64(verdict_status(&f), EXIT_RACES);
 	f = with_kunit(facts(VM_END_EXIT, 0), 28, 0, 1, 0);
 	CHECK_EQ_U64(verdict_status(&f), EXIT_CLEAN);
+	/* Linux's KCSAN reports with no vmlinux to log them by are races too. */
+	f = facts(VM_END_EXIT, 0);
+	f.seen.races_unlogged = 2;
+	CHECK_EQ_U64(verdict_status(&f), EXIT_RACES);
+	CHECK_EQ_U64(verdict_races(&f), 2);
+	f.races = 3;
+	CHECK_EQ_U64(verdict_races(&f), 5);
+	CHECK_STREQ(verdict_line(buf, sizeof(buf), &f, verdict_status(&f)),
+		    "exit status 1 (races): 5 race reports; workload: none; KUnit: none");
 	/* A quit is the way to end a guest that never ends by itself. */
 	f = facts(VM_END_QUIT, 0);
 	CHECK_EQ_U64(verdict_status(&f), EXIT_CLEAN);

@@ -22,6 +22,12 @@ struct vcpu;
 struct guest_findings {
 	/* The guest crashed in a way the run's end does not show (Linux: a panic). */
 	bool crashed;
+	/*
+	 * Race reports the guest printed that the report log could not take
+	 * (Linux's KCSAN reports with no vmlinux to read them by): races all
+	 * the same, counted beside the log's.
+	 */
+	uint64_t races_unlogged;
 	/* The workload's own exit status; -1: none ran, or it never said. */
 	int workload_status;
 	/* A workload was to run and report its status: its silence is a failure. */
@@ -30,8 +36,6 @@ struct guest_findings {
 	unsigned kunit_suites;
 	unsigned kunit_passed, kunit_failed, kunit_skipped;
 	unsigned kunit_incomplete; /* suites with no result line of their own */
-	/* Races the guest reported that the report log could not hold (no symbols). */
-	uint64_t races_unlogged;
 };
 
 /* guest_findings_init - nothing seen: no crash, no workload, no KUnit. */

@@ -21,6 +21,7 @@
 #include "vmm/run/emulated_args.h"
 #include "vmm/base/exit_status.h"
 #include "vmm/run/guest_path.h"
+#include "vmm/run/verdict.h"
 #include "vmm/run/workload_run.h"
 #include "watch/kmod.h"
 
@@ -331,6 +332,15 @@ int emulated_run(const struct options *o, const char *guest_path, const char *vm
 	ws = run_harness(argv, in.relay_stdin, -1);
 	console_tty_put_back();
 	status = ws == -1 ? EXIT_USAGE : exit_status_of(ws);
+	/*
+	 * The inner run's own closing line ends its output; when the harness
+	 * failed under it, that line may never have come, and a CI log still
+	 * gets one.
+	 */
+	if (ws != -1 && WIFEXITED(ws) && WEXITSTATUS(ws) == HARNESS_FAILED)
+		log_error("exit status %d (%s): the emulated host failed under the run; nothing is "
+			  "known of the guest",
+			  status, verdict_word(status));
 out:
 	if (initrd_tmp)
 		unlink(initrd_tmp);

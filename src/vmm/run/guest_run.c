@@ -197,7 +197,6 @@ static int conclude(struct vm *vm, const struct guest_profile *prof,
 	guest_findings_init(&f.seen);
 	if (prof->summarize)
 		prof->summarize(vm, &f.seen, stderr);
-	f.races += f.seen.races_unlogged;
 	/* --run: CMD's own status, from the init's port (workload/). */
 	if (ro->o->workload.run) {
 		f.seen.workload_expected = true;

@@ -20,6 +20,11 @@ static bool workload_failed(const struct verdict_facts *f)
 	       ((s->workload_expected && s->workload_status < 0) || s->kunit_incomplete);
 }
 
+uint64_t verdict_races(const struct verdict_facts *f)
+{
+	return f->races + f->seen.races_unlogged;
+}
+
 int verdict_status(const struct verdict_facts *f)
 {
 	switch (f->end.end) {
@@ -33,7 +38,7 @@ int verdict_status(const struct verdict_facts *f)
 		return EXIT_TIMEOUT;
 	if (workload_failed(f))
 		return EXIT_WORKLOAD_FAILED;
-	return f->races ? EXIT_RACES : EXIT_CLEAN;
+	return verdict_races(f) ? EXIT_RACES : EXIT_CLEAN;
 }
 
 const char *verdict_word(int status)
@@ -82,6 +87,7 @@ static void append(char *buf, size_t len, size_t *used, const char *fmt, ...)
 char *verdict_line(char *buf, size_t len, const struct verdict_facts *f, int status)
 {
 	const struct guest_findings *s = &f->seen;
+	uint64_t races = verdict_races(f);
 	size_t used = 0;
 
 	if (!len)
@@ -89,7 +95,7 @@ char *verdict_line(char *buf, size_t len, const struct verdict_facts *f, int sta
 	buf[0] = '\0';
 	append(buf, len, &used,
 	       "exit status %d (%s): %" PRIu64 " race report%s; workload: ", status,
-	       verdict_word(status), f->races, f->races == 1 ? "" : "s");
+	       verdict_word(status), races, races == 1 ? "" : "s");
 	if (s->workload_status >= 0)
 		append(buf, len, &used, "exit status %d", s->workload_status);
 	else
@@ -114,7 +120,7 @@ void verdict_json(FILE *out, const struct verdict_facts *f, int status, const ch
 	fprintf(out,
 		"{\"type\":\"exit\",\"status\":%d,\"word\":\"%s\",\"end\":\"%s\",\"mode\":\"%s\","
 		"\"reports\":%" PRIu64 ",\"workload_status\":",
-		status, verdict_word(status), verdict_end_word(f->end.end), mode, f->races);
+		status, verdict_word(status), verdict_end_word(f->end.end), mode, verdict_races(f));
 	if (s->workload_status >= 0)
 		fprintf(out, "%d", s->workload_status);
 	else

@@ -21,6 +21,9 @@ struct verdict_facts {
 	struct guest_findings seen; /* the profile's: crash, workload, KUnit */
 };
 
+/* verdict_races - every race report of the run: the log's and the profile's unlogged ones. */
+uint64_t verdict_races(const struct verdict_facts *f);
+
 /*
  * verdict_status - the exit status of a run with @f (exit_status.h), by
  * the first rule that holds:
@@ -32,7 +35,7 @@ struct verdict_facts {
  *   5    the workload failed: it reported a non-zero status, a KUnit case
  *        failed, or (the guest having ended by itself) a workload that was
  *        to report never did, or a KUnit suite never finished;
- *   1    races were reported;
+ *   1    races were reported (verdict_races);
  *   0    otherwise.
  * So a crash wins over a timeout (the hang followed the crash), both win
  * over the workload (it never finished: its failure or success says

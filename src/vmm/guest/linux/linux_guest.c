@@ -228,27 +228,33 @@ static void serial_irq(void *ctx, bool level)
 	(void)ioctl(vm->vm_fd, KVM_IRQ_LINE, &irq);
 }
 
-static int linux_setup(struct vm *vm, char *why, size_t whylen)
+int linux_state_attach(struct vm *vm, char *why, size_t whylen)
 {
-	/* The in-kernel PIT, with port 0x61 answered too: Linux calibrates with channel 2. */
-	struct kvm_pit_config pit = { .flags = KVM_PIT_SPEAKER_DUMMY };
 	struct linux_state *ls = calloc(1, sizeof(*ls));
-	int rc;
 
-	if (!ls) {
+	if (!ls || linux_report_parser_new(&ls->kcsan)) {
+		free(ls);
 		snprintf(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
 	cmos_init(&ls->cmos);
 	ktap_init(&ls->ktap);
-	if (linux_report_parser_new(&ls->kcsan)) {
-		free(ls);
-		snprintf(why, whylen, "out of memory");
-		return -ENOMEM;
-	}
 	ls->ports.power = linux_power;
 	vm->profile_state = ls;
 	vm->pc_platform = true;
+	return 0;
+}
+
+static int linux_setup(struct vm *vm, char *why, size_t whylen)
+{
+	/* The in-kernel PIT, with port 0x61 answered too: Linux calibrates with channel 2. */
+	struct kvm_pit_config pit = { .flags = KVM_PIT_SPEAKER_DUMMY };
+	struct linux_state *ls;
+	int rc = linux_state_attach(vm, why, whylen);
+
+	if (rc)
+		return rc;
+	ls = state(vm);
 	if (ioctl(vm->vm_fd, KVM_CREATE_PIT2, &pit) < 0) {
 		int e = errno;
 
@@ -332,13 +338,13 @@ static void linux_summarize(struct vm *vm, struct guest_findings *f, FILE *out)
 			LOG_PREFIX
 			"%u KCSAN report%s on the console could not be read (said above)\n",
 			ls->kcsan_lost, ls->kcsan_lost == 1 ? "" : "s");
+	/* Races the report log could not hold are races all the same. */
+	f->races_unlogged = ls->kcsan_unsymbolized;
 	if (ls->kcsan_unsymbolized)
 		fprintf(out,
 			LOG_PREFIX "%u KCSAN report%s on the console, left as Linux printed them "
 				   "(no vmlinux: --vmlinux=PATH symbolizes them)\n",
 			ls->kcsan_unsymbolized, ls->kcsan_unsymbolized == 1 ? "" : "s");
-	/* Races the report log could not hold are races all the same. */
-	f->races_unlogged += ls->kcsan_unsymbolized;
 	if (ls->panicked) {
 		fprintf(out, LOG_PREFIX "Linux panicked: %s\n", ls->panic);
 		f->crashed = true;

@@ -23,6 +23,15 @@ struct linux_watch;
 #define LINUX_RESTART "reboot: Restarting system"
 
 /*
+ * linux_state_attach - the profile's state on @vm (what it reads off the
+ * console, its PC devices' state), without KVM: linux_setup's first step,
+ * and how a test without /dev/kvm gets a VM that reads a Linux console.
+ * Released by the profile's teardown.  Returns 0, or -ENOMEM with a
+ * message in @why.
+ */
+int linux_state_attach(struct vm *vm, char *why, size_t whylen);
+
+/*
  * linux_console_line - one whole line of Linux's console (@len bytes, no
  * newline; a trailing '\r' and a printk time stamp are allowed), in console
  * order.  Notes a panic (the run ends with status 3 at panic()'s last line,
