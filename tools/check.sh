@@ -50,6 +50,8 @@ src/harness/emuhost --setup || echo "check.sh: emulated host set-up failed; its 
 # And the Linux test kernel (about 6 minutes on 2 cores, once per machine:
 # cached), so the Linux tests do not wait for it one behind the other.
 "$top/tools/linux/build-vmlinux.sh" >/dev/null || echo "check.sh: the Linux test kernel did not build; its tests will say why"
+"$top/tools/linux/build-vmlinux.sh" --config=workload >/dev/null ||
+	echo "check.sh: the second Linux test kernel (bzImage, modules) did not build; its tests will say why"
 make -j2 check
 dirs=$top/build
 
