@@ -53,10 +53,11 @@ apt-get install -y -q --no-install-recommends gawk mawk
 apt-get install -y -q --no-install-recommends \
 	busybox-static cpio
 
-# Linux test kernel (tools/linux/build-vmlinux.sh): Kbuild's tools.  The
-# source itself (linux-source-6.1) is fetched by that script with
-# apt-get download (unpacked, never installed).
+# Linux test kernels (tools/linux/build-vmlinux.sh): Kbuild's tools, and
+# depmod (kmod) for the workload kernel's modules.dep.  The source itself
+# (linux-source-6.1) is fetched by that script with apt-get download
+# (unpacked, never installed).
 apt-get install -y -q --no-install-recommends \
-	flex bison bc perl libssl-dev
+	flex bison bc perl libssl-dev kmod
 apt-get install -y -q --no-install-recommends -t bookworm-backports \
 	qemu-system-x86 ipxe-qemu qemu-system-data

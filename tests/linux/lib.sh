@@ -32,6 +32,46 @@ require_linux() {
 	esac
 }
 
+# workload_kernel: build or find the second test kernel
+# (build-vmlinux.sh --config=workload: bzImage, ORC, modules, initramfs,
+# virtio-mmio disk) and set $bzimage, $workload_vmlinux (its vmlinux, with
+# DWARF and the PVH note), $workload_modules (lib/modules/RELEASE, the
+# unstripped .ko files: kernel/kernel/csan-race-test-module/csan_race_test.ko,
+# kernel/kernel/kcsan/kcsan_test.ko after kernel/kernel/torture.ko (in-tree
+# modules go under kernel/ plus their source path), modules.dep when
+# depmod was there) and $workload_build (the kept build tree:
+# arch/x86/boot/bzImage beside vmlinux, as in a user's tree).  Leaves
+# $vmlinux alone.  Skips with the script's reason where it cannot build.
+workload_kernel() {
+	workload_vmlinux=$("$top_srcdir/tools/linux/build-vmlinux.sh" --config=workload -q \
+		2>"$work/build.err")
+	case $? in
+	0) ;;
+	77) skip "cannot build the workload test kernel: $(tail -n 1 "$work/build.err")" ;;
+	*) cat "$work/build.err"; fail "tools/linux/build-vmlinux.sh --config=workload failed" ;;
+	esac
+	wk_out=${workload_vmlinux%/vmlinux}
+	bzimage=$wk_out/bzImage
+	workload_build=$(cat "$wk_out/build-dir")
+	workload_modules=$(echo "$wk_out"/modules/lib/modules/*)
+	for wk_f in "$bzimage" "$workload_build/vmlinux" "$workload_build/arch/x86/boot/bzImage" \
+		"$workload_modules/kernel/kernel/csan-race-test-module/csan_race_test.ko"; do
+		[ -r "$wk_f" ] || fail "the workload kernel's $wk_f is missing (remove $wk_out to rebuild it)"
+	done
+}
+
+# require_linux_workload: as require_linux (skip only when nothing here
+# can run Linux), then workload_kernel.
+require_linux_workload() {
+	if [ -r /dev/kvm ] && [ -w /dev/kvm ] && [ ! -e /sys/module/kvm_pvm ]; then
+		linux_env=direct
+	else
+		linux_env=emulated
+		require_emulated_host
+	fi
+	workload_kernel
+}
+
 # expect_status_by_races: the run ended as csan-vmm documents a finished
 # guest: status 0 when its race summary counts no report, 1 when it
 # counts some.  Linux's own KCSAN may find a race on its way down (6.1's
