@@ -36,8 +36,9 @@ require_linux() {
 # (build-vmlinux.sh --config=workload: bzImage, ORC, modules, initramfs,
 # virtio-mmio disk) and set $bzimage, $workload_vmlinux (its vmlinux, with
 # DWARF and the PVH note), $workload_modules (lib/modules/RELEASE, the
-# unstripped .ko files: kernel/csan-race-test-module/csan_race_test.ko,
-# kernel/kcsan/kcsan_test.ko after kernel/torture.ko, modules.dep when
+# unstripped .ko files: kernel/kernel/csan-race-test-module/csan_race_test.ko,
+# kernel/kernel/kcsan/kcsan_test.ko after kernel/kernel/torture.ko (in-tree
+# modules go under kernel/ plus their source path), modules.dep when
 # depmod was there) and $workload_build (the kept build tree:
 # arch/x86/boot/bzImage beside vmlinux, as in a user's tree).  Leaves
 # $vmlinux alone.  Skips with the script's reason where it cannot build.
@@ -54,7 +55,7 @@ workload_kernel() {
 	workload_build=$(cat "$wk_out/build-dir")
 	workload_modules=$(echo "$wk_out"/modules/lib/modules/*)
 	for wk_f in "$bzimage" "$workload_build/vmlinux" "$workload_build/arch/x86/boot/bzImage" \
-		"$workload_modules/kernel/csan-race-test-module/csan_race_test.ko"; do
+		"$workload_modules/kernel/kernel/csan-race-test-module/csan_race_test.ko"; do
 		[ -r "$wk_f" ] || fail "the workload kernel's $wk_f is missing (remove $wk_out to rebuild it)"
 	done
 }

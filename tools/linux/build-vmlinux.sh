@@ -261,8 +261,8 @@ if [ "$config" != kcsan ]; then
 		>"$build/modules_install.log" 2>&1 ||
 		{ tail -n 20 "$build/modules_install.log" >&2; die "make modules_install failed"; }
 	mods=$tmp/modules/lib/modules/$release
-	for m in kernel/csan-race-test-module/csan_race_test.ko kernel/kcsan/kcsan_test.ko \
-		kernel/torture.ko; do
+	for m in kernel/kernel/csan-race-test-module/csan_race_test.ko kernel/kernel/kcsan/kcsan_test.ko \
+		kernel/kernel/torture.ko; do
 		[ -r "$mods/$m" ] || die "make modules_install made no $m under $mods"
 	done
 	# The install's links point into the build tree, which is kept.
