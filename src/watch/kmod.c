@@ -90,26 +90,53 @@ static void *build_index(void *arg)
 }
 
 /*
- * The walk runs on a thread of its own from kmod_attach: a kernel tree
- * is tens of thousands of files, too many to walk before the guest
- * starts, and the first module frame comes on a vCPU thread, whose
- * sandbox does not allow listing directories.  The first lookup waits.
+ * kmod's own thread, made by kmod_attach before any vCPU runs: it walks
+ * the directories (a kernel tree is tens of thousands of files, too many
+ * to walk before the guest starts), then opens each .ko asked for.  Both
+ * happen on a vCPU thread's behalf (the first module frame is met there),
+ * and its sandbox allows neither listing directories nor what libdw does
+ * when it first opens a file's DWARF (readlink of /proc/self/fd/N).
  */
+static Dwfl_Module *load_now(struct kmod *k, const char *name, const char *path);
+
+static void *service(void *arg)
+{
+	struct kmod *k = arg;
+
+	build_index(k);
+	pthread_mutex_lock(&k->req_lock);
+	k->indexed = true;
+	pthread_cond_broadcast(&k->req_cv);
+	while (!k->stop) {
+		if (k->req_state != 1) {
+			pthread_cond_wait(&k->req_cv, &k->req_lock);
+			continue;
+		}
+		pthread_mutex_unlock(&k->req_lock);
+		k->req_result = load_now(k, k->req_name, k->req_path);
+		pthread_mutex_lock(&k->req_lock);
+		k->req_state = 2;
+		pthread_cond_broadcast(&k->req_cv);
+	}
+	pthread_mutex_unlock(&k->req_lock);
+	return NULL;
+}
+
+/* The first lookup waits for the walk. */
 static void wait_index(struct kmod *k)
 {
-	if (k->walker_running) {
-		pthread_join(k->walker, NULL);
-		k->walker_running = false;
-	}
+	pthread_mutex_lock(&k->req_lock);
+	while (k->service_running && !k->indexed)
+		pthread_cond_wait(&k->req_cv, &k->req_lock);
 	k->indexed = true;
+	pthread_mutex_unlock(&k->req_lock);
 }
 
 const char *kmod_find_file(struct kmod *k, const char *name)
 {
 	size_t i;
 
-	if (!k->indexed)
-		wait_index(k);
+	wait_index(k);
 	/* In the order found: the directories' order is the precedence. */
 	for (i = 0; i < k->nfiles; i++)
 		if (strcmp(k->files[i].name, name) == 0)
@@ -140,11 +167,14 @@ static void dirs_text(const struct kmod *k, char *out, size_t len)
 		snprintf(out, len, "(no directory: no --modules, no build tree, no /lib/modules)");
 }
 
-/* Report @path to the sym's Dwfl at a made-up base; NULL with the reason said. */
-Dwfl_Module *kmod_load_ko(struct kmod *k, const char *name, const char *path)
+/*
+ * Report @path to the sym's Dwfl at a made-up base, and open its DWARF
+ * now, on kmod's thread; NULL with the reason said.
+ */
+static Dwfl_Module *load_now(struct kmod *k, const char *name, const char *path)
 {
 	Dwfl *dwfl = sym_dwfl_lock(k->sym);
-	Dwarf_Addr lo, hi;
+	Dwarf_Addr lo, hi, bias;
 	Dwfl_Module *m;
 
 	dwfl_report_begin_add(dwfl);
@@ -154,11 +184,33 @@ Dwfl_Module *kmod_load_ko(struct kmod *k, const char *name, const char *path)
 	if (m) {
 		dwfl_module_info(m, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
 		k->next_base = ((hi + KMOD_SYNTH_GAP) & ~(KMOD_SYNTH_GAP - 1)) + KMOD_SYNTH_GAP;
+		/* The symbol table and DWARF (relocated) are read now, not on a vCPU. */
+		dwfl_module_getsymtab(m);
+		dwfl_module_getdwarf(m, &bias);
 	}
 	sym_dwfl_unlock(k->sym);
 	if (!m)
 		say(k, "%s: cannot be read as a module (%s); its frames are left out", path,
 		    dwfl_errmsg(-1));
+	return m;
+}
+
+Dwfl_Module *kmod_load_ko(struct kmod *k, const char *name, const char *path)
+{
+	Dwfl_Module *m;
+
+	if (!k->service_running)
+		return load_now(k, name, path);
+	pthread_mutex_lock(&k->req_lock);
+	k->req_name = name;
+	k->req_path = path;
+	k->req_state = 1;
+	pthread_cond_broadcast(&k->req_cv);
+	while (k->req_state != 2)
+		pthread_cond_wait(&k->req_cv, &k->req_lock);
+	m = k->req_result;
+	k->req_state = 0;
+	pthread_mutex_unlock(&k->req_lock);
 	return m;
 }
 
@@ -261,7 +313,15 @@ static void kmod_free(void *p)
 
 	if (!k)
 		return;
-	wait_index(k);
+	if (k->service_running) {
+		pthread_mutex_lock(&k->req_lock);
+		k->stop = true;
+		pthread_cond_broadcast(&k->req_cv);
+		pthread_mutex_unlock(&k->req_lock);
+		pthread_join(k->service, NULL);
+	}
+	pthread_mutex_destroy(&k->req_lock);
+	pthread_cond_destroy(&k->req_cv);
 	kmod_placed_free(k);
 	pthread_mutex_destroy(&k->map_lock);
 	for (i = 0; i < k->nfiles; i++)
@@ -387,6 +447,8 @@ int kmod_attach(struct sym *sym, const struct kmod_opts *o, char *why, size_t wh
 	}
 	pthread_mutex_init(&k->lock, NULL);
 	pthread_mutex_init(&k->map_lock, NULL);
+	pthread_mutex_init(&k->req_lock, NULL);
+	pthread_cond_init(&k->req_cv, NULL);
 	k->sym = sym;
 	k->note = o->note;
 	k->note_ctx = o->note_ctx;
@@ -417,11 +479,9 @@ int kmod_attach(struct sym *sym, const struct kmod_opts *o, char *why, size_t wh
 		kmod_free(k);
 		return rc;
 	}
-	if (k->ndirs) {
-		k->walker_running = pthread_create(&k->walker, NULL, build_index, k) == 0;
-		if (!k->walker_running)
-			build_index(k);
-	}
+	k->service_running = pthread_create(&k->service, NULL, service, k) == 0;
+	if (!k->service_running)
+		build_index(k);
 	k->orc_fmt = kmod_vmlinux_orc_format(sym);
 	sym_set_modules(sym, k, kmod_free, kmod_guest_to_host);
 	return 0;
@@ -440,6 +500,8 @@ int kmod_list(const char *vmlinux, const char *dir, char ***paths, size_t *n)
 		return -ENOMEM;
 	pthread_mutex_init(&k->lock, NULL);
 	pthread_mutex_init(&k->map_lock, NULL);
+	pthread_mutex_init(&k->req_lock, NULL);
+	pthread_cond_init(&k->req_cv, NULL);
 	if ((dir && add_dir(k, dir)) || add_tree_dirs(k, vmlinux))
 		goto out;
 	build_index(k);

@@ -11,6 +11,7 @@
 #define KMOD_GUEST_MAX	      512 /* modules read from one list: a loop ends there */
 #define KMOD_TEXT_MAX	      32  /* text sections of one module */
 #define GUEST_PAGE	      4096ull
+#define MODULE_NAME_LEN	      56 /* struct module's name[]: 64 - sizeof(long) */
 
 /* What one walk of the guest's list found of a module. */
 struct seen {
@@ -65,7 +66,7 @@ static bool rd32(unwind_read_fn read, void *ctx, uint64_t a, uint64_t *v)
 static bool read_module(const struct kmod_guest_layout *l, unwind_read_fn read, void *ctx,
 			uint64_t m, struct seen *out, bool *unformed)
 {
-	char raw[KMOD_NAME_MAX];
+	char raw[MODULE_NAME_LEN];
 	uint64_t state, w;
 	unsigned i;
 
@@ -73,12 +74,12 @@ static bool read_module(const struct kmod_guest_layout *l, unwind_read_fn read, 
 	    !rd32(read, ctx, m + l->off_text_size, &out->text_size))
 		return false;
 	*unformed = state == MODULE_STATE_UNFORMED;
-	for (i = 0; i < KMOD_NAME_MAX / 8; i++) {
+	for (i = 0; i < MODULE_NAME_LEN / 8; i++) {
 		if (!read(ctx, m + l->off_name + 8 * i, &w))
 			return false;
 		memcpy(raw + 8 * i, &w, 8);
 	}
-	raw[KMOD_NAME_MAX - 1] = '\0';
+	raw[MODULE_NAME_LEN - 1] = '\0';
 	kmod_norm_name(raw, strlen(raw), out->name);
 	return true;
 }

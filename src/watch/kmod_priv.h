@@ -53,8 +53,15 @@ struct kmod {
 	unsigned ndirs;
 	void (*note)(void *ctx, const char *msg);
 	void *note_ctx;
-	pthread_t walker; /* builds files[] from kmod_attach on */
-	bool walker_running, indexed;
+	/* kmod's thread (service in kmod.c): the walk, then .ko loading. */
+	pthread_t service;
+	bool service_running;
+	pthread_mutex_t req_lock; /* indexed, stop and the request; taken alone */
+	pthread_cond_t req_cv;
+	bool indexed, stop;
+	int req_state; /* 0 none, 1 asked, 2 done */
+	const char *req_name, *req_path;
+	Dwfl_Module *req_result;
 	struct ko_file *files;
 	size_t nfiles, capfiles;
 	struct ko_loaded *loaded;

@@ -31,6 +31,12 @@ run_module_test_once() {
 }
 run_module_test() {
 	retry_nested_state_lost run_module_test_once "$@"
+	# hw mode follows KCSAN by traps planted in kcsan_setup_watchpoint,
+	# which refuses code it cannot patch safely (as on the second test
+	# kernel in 2026-12: "a return site across a cache line").
+	if [ "$rc" = 2 ] && grep -q 'has a layout csan-vmm cannot follow\|return site across' "$err"; then
+		skip "hw mode cannot follow this kernel's KCSAN: $(grep -m1 'watch=hw' "$err")"
+	fi
 	tr -d '\r' <"$out" | grep -q 'csan-race-test: done' ||
 		fail "the race test did not finish: $(tr -d '\r' <"$out" | grep -i 'csan.race\|insmod' | tail -n 3)"
 }

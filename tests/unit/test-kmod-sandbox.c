@@ -54,7 +54,8 @@ static bool gread(void *ctx, uint64_t a, uint64_t *v)
 	return true;
 }
 
-static int placed = -1;
+static int placed = -1, lines;
+static struct sym_frame fr[SYM_MAX_FRAMES];
 
 static void *vcpu_thread(void *arg)
 {
@@ -66,6 +67,10 @@ static void *vcpu_thread(void *arg)
 		return NULL;
 	}
 	placed = kmod_refresh(sym, gread, NULL);
+	/* A soft-mode frame's lookup opens the .ko's DWARF: here too. */
+	lines = sym_lookup(sym, G_BASE + 1, 0, fr, SYM_MAX_FRAMES);
+	if (lines > 0 && fr[0].line > 0)
+		lines = fr[0].line;
 	return NULL;
 }
 
@@ -74,7 +79,6 @@ int main(void)
 	struct kmod_opts o = { .dir = KO_DIR };
 	char why[256], path[4096];
 	const char *top = getenv("top_srcdir");
-	struct sym_frame fr[SYM_MAX_FRAMES];
 	struct sym *sym;
 	pthread_t t;
 	int n;
@@ -90,6 +94,7 @@ int main(void)
 	CHECK(pthread_create(&t, NULL, vcpu_thread, sym) == 0);
 	pthread_join(t, NULL);
 	CHECK_EQ_U64(placed, 1);
+	CHECK(lines > 0); /* a line number from the .ko's DWARF, on the sandboxed thread */
 	n = sym_lookup(sym, G_BASE + 1, 0, fr, SYM_MAX_FRAMES);
 	CHECK(n >= 1 && fr[n - 1].module && strcmp(fr[n - 1].module, "kmod_fixture") == 0);
 	sym_close(sym);

@@ -308,6 +308,7 @@ int emulated_run(const struct options *o, const char *guest_path, const char *vm
 	if (kmod_list(vmlinux && strcmp(vmlinux, KERNEL_VMLINUX_NONE) != 0 ? vmlinux : guest_path,
 		      o->modules_dir, &modules, &nmodules)) {
 		log_error("out of memory");
+		status = EXIT_USAGE;
 		goto out;
 	}
 	for (i = 0; i < nmodules; i++)
