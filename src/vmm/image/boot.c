@@ -1,4 +1,4 @@
-/* boot.c: PVH boot: the start info block and the boot vCPU's entry state. */
+/* boot.c: PVH boot: the start info block, the initrd, and the boot vCPU's entry state. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,8 +19,9 @@
 _Static_assert(BOOT_GDT_GPA >= BOOT_START_INFO_GPA + sizeof(struct pvh_start_info),
 	       "GDT after the start info");
 _Static_assert(BOOT_MEMMAP_GPA + BOOT_MEMMAP_MAX * sizeof(struct pvh_memmap_entry) <=
-		       BOOT_CMDLINE_GPA,
-	       "memory map before the command line");
+		       BOOT_MODLIST_GPA,
+	       "memory map before the module list");
+_Static_assert(BOOT_MODLIST_GPA + 32 <= BOOT_CMDLINE_GPA, "module list before the command line");
 
 /* The PVH entry state (Xen's docs/misc/pvh.pandoc): flat 4 GiB ring-0 segments. */
 #define BOOT_FLAT_SEGMENT(sel, seg_type)                                                           \
@@ -66,7 +67,7 @@ static uint64_t gdt_entry(const struct kvm_segment *s)
 	return (uint64_t)hi << 32 | lo;
 }
 
-static unsigned memmap_build(struct pvh_memmap_entry *m, uint64_t ram_size)
+unsigned boot_memory_map(struct pvh_memmap_entry *m, uint64_t ram_size)
 {
 	const struct pvh_memmap_entry map[] = {
 		{ 0, BOOT_LOW_RAM_TOP, PVH_MEMMAP_RAM, 0 },
@@ -107,7 +108,7 @@ int boot_write_start_info(uint8_t *ram, uint64_t ram_size, const char *cmdline, 
 		si.cmdline_paddr = BOOT_CMDLINE_GPA;
 	}
 	si.memmap_entries =
-		memmap_build((struct pvh_memmap_entry *)(ram + BOOT_MEMMAP_GPA), ram_size);
+		boot_memory_map((struct pvh_memmap_entry *)(ram + BOOT_MEMMAP_GPA), ram_size);
 	memcpy(ram + BOOT_START_INFO_GPA, &si, sizeof(si));
 	return 0;
 }
@@ -150,9 +151,42 @@ int boot_set_entry_state(int vcpu_fd, uint8_t *ram, uint64_t entry, uint64_t sta
 	return 0;
 }
 
-int boot_setup(struct vm *vm, uint64_t pvh_entry, const char *cmdline, char *why, size_t whylen)
+#define BOOT_PAGE 4096u
+
+int boot_place_initrd(struct vm *vm, const struct boot_initrd *initrd, uint64_t lowest,
+		      uint64_t limit, uint64_t *gpa, char *why, size_t whylen)
 {
-	uint64_t rsdp;
+	uint64_t end = limit < vm->ram_size ? limit : vm->ram_size;
+	uint64_t at;
+
+	/* Below the 32-bit fields' reach too: both protocols give a u32 address. */
+	if (end > CSAN_RAM_LIMIT)
+		end = CSAN_RAM_LIMIT;
+	if (initrd->len > end || (at = (end - initrd->len) & ~(uint64_t)(BOOT_PAGE - 1)) < lowest) {
+		snprintf(why, whylen,
+			 "the initramfs (%zu bytes) does not fit in guest RAM above the kernel "
+			 "(%#" PRIx64 " to %#" PRIx64 "); give more --memory",
+			 initrd->len, lowest, end);
+		return -ENOSPC;
+	}
+	memcpy(vm->ram + at, initrd->data, initrd->len);
+	*gpa = at;
+	return 0;
+}
+
+/* PVH's module list (Xen's hvm_modlist_entry): the initrd is module 0. */
+struct pvh_module {
+	uint64_t paddr;
+	uint64_t size;
+	uint64_t cmdline_paddr;
+	uint64_t reserved;
+};
+
+int boot_setup(struct vm *vm, uint64_t pvh_entry, uint64_t image_end, const char *cmdline,
+	       const struct boot_initrd *initrd, char *why, size_t whylen)
+{
+	struct pvh_start_info *si;
+	uint64_t rsdp, at;
 	int r;
 
 	if (pvh_entry > UINT32_MAX || !vm_gpa_to_hva(vm, pvh_entry, 1)) {
@@ -172,6 +206,19 @@ int boot_setup(struct vm *vm, uint64_t pvh_entry, const char *cmdline, char *why
 	r = boot_write_start_info(vm->ram, vm->ram_size, cmdline, rsdp, why, whylen);
 	if (r)
 		return r;
+	if (initrd && initrd->len) {
+		struct pvh_module mod = { 0 };
+
+		r = boot_place_initrd(vm, initrd, image_end, CSAN_RAM_LIMIT, &at, why, whylen);
+		if (r)
+			return r;
+		mod.paddr = at;
+		mod.size = initrd->len;
+		memcpy(vm->ram + BOOT_MODLIST_GPA, &mod, sizeof(mod));
+		si = (struct pvh_start_info *)(vm->ram + BOOT_START_INFO_GPA);
+		si->nr_modules = 1;
+		si->modlist_paddr = BOOT_MODLIST_GPA;
+	}
 	r = boot_set_entry_state(vm->vcpus[0]->fd, vm->ram, pvh_entry, BOOT_START_INFO_GPA);
 	if (r)
 		snprintf(why, whylen, "cannot set the boot vCPU's registers: %s", strerror(-r));

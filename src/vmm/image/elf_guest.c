@@ -14,6 +14,7 @@
 
 #include "csan/abi.h"
 #include "csan/pvh.h"
+#include "vmm/image/bzimage.h"
 #include "vmm/image/elf_guest.h"
 #include "vmm/image/elf_private.h"
 
@@ -626,11 +627,14 @@ static int check_notes(struct elf_check *c)
 {
 	if (c->abi_mismatch)
 		return abi_mismatch(c);
+	if (!c->have_pvh && c->symbols_only)
+		return 0;
 	if (!c->have_pvh)
 		return REJECT(c, -ENOEXEC,
 			      "no PVH entry note (name \"%s\", type %d XEN_ELFNOTE_PHYS32_ENTRY) "
 			      "in any PT_NOTE segment: this is not a PVH kernel; csan-vmm boots "
-			      "ELF kernels the way qemu -kernel does (for Linux: CONFIG_PVH=y)",
+			      "ELF kernels the way qemu -kernel does (for Linux: CONFIG_PVH=y, or "
+			      "boot arch/x86/boot/bzImage instead)",
 			      PVH_NOTE_NAME, XEN_ELFNOTE_PHYS32_ENTRY);
 	if (!elf_in_code(c->g, c->g->pvh_entry, false))
 		return REJECT(c, -ENOEXEC,
@@ -643,9 +647,10 @@ static int check_notes(struct elf_check *c)
 	return 0;
 }
 
-int elf_guest_open(const char *path, struct elf_guest *g, char *why, size_t whylen)
+static int open_checked(const char *path, struct elf_guest *g, bool symbols_only, char *why,
+			size_t whylen)
 {
-	struct elf_check c = { .g = g, .why = why, .whylen = whylen };
+	struct elf_check c = { .g = g, .why = why, .whylen = whylen, .symbols_only = symbols_only };
 	int err;
 
 	memset(g, 0, sizeof(*g));
@@ -683,6 +688,25 @@ int elf_guest_open(const char *path, struct elf_guest *g, char *why, size_t whyl
 fail:
 	elf_guest_close(g);
 	return err;
+}
+
+int elf_guest_open(const char *path, struct elf_guest *g, char *why, size_t whylen)
+{
+	int err = open_checked(path, g, false, why, whylen);
+
+	if (!err) {
+		g->sym_path = strdup(path);
+		if (!g->sym_path) {
+			elf_guest_close(g);
+			return elf_say(why, whylen, path, -ENOMEM, "out of memory");
+		}
+	}
+	return err;
+}
+
+int elf_guest_open_vmlinux(const char *path, struct elf_guest *g, char *why, size_t whylen)
+{
+	return open_checked(path, g, true, why, whylen);
 }
 
 /* The first segment (in paddr order) that does not fit in @ram_size, or NULL. */
@@ -776,6 +800,11 @@ void elf_guest_close(struct elf_guest *g)
 	free(g->path);
 	free(g->segs);
 	free(g->scenarios);
+	free(g->sym_path);
+	if (g->bz) {
+		bzimage_close(g->bz);
+		free(g->bz);
+	}
 	memset(g, 0, sizeof(*g));
 	g->fd = -1;
 }

@@ -40,6 +40,14 @@ struct elf_guest {
 	uint64_t image_start, image_end; /* lowest paddr, highest paddr+memsz */
 	struct elf_scenario *scenarios;	 /* in table order */
 	size_t nscenarios;
+	/*
+	 * A bzImage booted in this ELF's place (kernel_image.c): then @path
+	 * is the bzImage and everything above describes its vmlinux, or
+	 * nothing when none was found.  NULL: this ELF boots, by PVH.
+	 */
+	struct bzimage *bz;
+	/* The ELF with the kernel's symbols and DWARF; NULL: none, reports stay unsymbolized. */
+	char *sym_path;
 };
 
 /*
@@ -58,6 +66,13 @@ struct elf_guest {
  * plain PVH kernel such as Linux (profile.c).
  */
 int elf_guest_open(const char *path, struct elf_guest *g, char *why, size_t whylen);
+
+/*
+ * elf_guest_open_vmlinux - as elf_guest_open, for a vmlinux read for its
+ * symbols and segments while a bzImage of the same build boots: it need
+ * not have a PVH entry note.
+ */
+int elf_guest_open_vmlinux(const char *path, struct elf_guest *g, char *why, size_t whylen);
 
 /*
  * elf_guest_check_fits - check that every segment of @g lies in guest RAM

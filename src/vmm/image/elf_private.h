@@ -31,6 +31,7 @@ struct elf_check {
 	Elf64_Ehdr eh;
 	uint64_t shnum; /* section headers, with extended numbering resolved */
 	bool have_pvh;
+	bool symbols_only; /* a vmlinux beside a bzImage: no PVH entry needed */
 	uint32_t abi[ELF_ABI_NOTES_SHOWN];
 	size_t nabi; /* ABI notes seen, possibly more than ELF_ABI_NOTES_SHOWN */
 	bool abi_mismatch;

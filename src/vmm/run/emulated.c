@@ -16,6 +16,7 @@
 
 #include "vmm/base/log.h"
 #include "vmm/console/console_input.h"
+#include "vmm/image/kernel_image.h"
 #include "vmm/run/emulated.h"
 #include "vmm/run/emulated_args.h"
 #include "vmm/base/exit_status.h"
@@ -226,7 +227,7 @@ static int self_path(char *buf, size_t len)
 	return 0;
 }
 
-int emulated_run(const struct options *o, const char *guest_path)
+int emulated_run(const struct options *o, const char *guest_path, const char *vmlinux)
 {
 	struct emu_inputs in = { .guest = guest_path };
 	char self[PATH_MAX], why[512];
@@ -248,6 +249,15 @@ int emulated_run(const struct options *o, const char *guest_path)
 		log_error_errno(errno, "%s", guest_path);
 		goto out;
 	}
+	in.guest_file_bytes = (unsigned long long)st.st_size;
+	if (vmlinux && strcmp(vmlinux, KERNEL_VMLINUX_NONE) != 0) {
+		if (stat(vmlinux, &st) < 0) {
+			log_error_errno(errno, "%s", vmlinux);
+			goto out;
+		}
+		in.guest_file_bytes += (unsigned long long)st.st_size;
+	}
+	in.vmlinux = vmlinux;
 	if ((o->report_json && !(report = absolute(o->report_json))) ||
 	    (o->compare_json && !(compare = absolute(o->compare_json)))) {
 		log_error("out of memory");
@@ -268,7 +278,6 @@ int emulated_run(const struct options *o, const char *guest_path)
 		goto out;
 	in.harness = harness;
 	in.self = self;
-	in.guest_file_bytes = (unsigned long long)st.st_size;
 	in.report_json = report;
 	in.compare_json = compare;
 	in.host_cpus = ncpu > 0 ? (unsigned)ncpu : 1;

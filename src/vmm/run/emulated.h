@@ -19,7 +19,7 @@
  * a message saying that the emulated host (not the guest) failed or
  * cannot run here.
  */
-int emulated_run(const struct options *o, const char *guest_path);
+int emulated_run(const struct options *o, const char *guest_path, const char *vmlinux);
 
 /*
  * emulated_probe - csan-vmm --probe inside the emulated host, each line it

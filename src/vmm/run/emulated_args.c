@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vmm/image/kernel_image.h"
 #include "vmm/run/emulated_args.h"
 #include "vmm/guest/linux/linux_guest.h"
 
@@ -94,6 +95,8 @@ static void add_harness_options(struct argv_builder *b, const struct options *o,
 		add(b, "--stdin");
 	add(b, "--file=%s:" EMU_SELF, in->self);
 	add(b, "--file=%s:" EMU_GUEST_DIR "%s", in->guest, base_name(in->guest));
+	if (in->vmlinux && strcmp(in->vmlinux, KERNEL_VMLINUX_NONE) != 0)
+		add(b, "--file=%s:" EMU_VMLINUX, in->vmlinux);
 	if (in->report_json)
 		add(b, "--output=" EMU_REPORT_JSON ":%s", in->report_json);
 	if (in->compare_json)
@@ -117,6 +120,10 @@ static void add_inner_options(struct argv_builder *b, const struct options *o,
 		add(b, "--guest=%s", o->guest_kind == GUEST_LINUX ? "linux" : "csan");
 	if (o->append)
 		add(b, "--append=%s", o->append);
+	/* The symbols outside were found or given once; inside, no search and no second word. */
+	if (in->vmlinux)
+		add(b, "--vmlinux=%s",
+		    strcmp(in->vmlinux, KERNEL_VMLINUX_NONE) ? EMU_VMLINUX : KERNEL_VMLINUX_NONE);
 	if (o->scenario)
 		add(b, "--scenario=%s", o->scenario);
 	if (o->timeout_s)

@@ -11,6 +11,7 @@
 #define EMU_DIR		 "/csan"
 #define EMU_SELF	 EMU_DIR "/csan-vmm"
 #define EMU_GUEST_DIR	 EMU_DIR "/guest/"
+#define EMU_VMLINUX	 EMU_DIR "/symbols/vmlinux" /* a bzImage's vmlinux */
 #define EMU_REPORT_JSON	 "/tmp/csan-report.json"
 #define EMU_COMPARE_JSON "/tmp/csan-compare.json"
 /*
@@ -31,7 +32,9 @@ struct emu_inputs {
 	const char *harness;		     /* the emuhost script */
 	const char *self;		     /* this csan-vmm binary, a host path */
 	const char *guest;		     /* the guest ELF, a host path */
-	unsigned long long guest_file_bytes; /* its size: the initramfs holds it */
+	/* A bzImage's vmlinux, a host path; KERNEL_VMLINUX_NONE: it has none; NULL: not a bzImage. */
+	const char *vmlinux;
+	unsigned long long guest_file_bytes; /* with the vmlinux: the initramfs holds them */
 	const char *report_json;	     /* --report-json as an absolute host path, or NULL */
 	const char *compare_json;	     /* --compare-json likewise */
 	unsigned host_cpus;		     /* CPUs of this machine */

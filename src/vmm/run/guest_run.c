@@ -71,32 +71,34 @@ static void pipeline_close(struct pipeline *p)
 }
 
 /*
- * Open the symbolizer on @path and a report log for a run in @ro's mode.
+ * Open the symbolizer on @path (NULL: none) and a report log for a run of
+ * @guest in @ro's mode.
  * Returns 0, or -errno after printing why.
  */
-static int pipeline_open(struct pipeline *p, const struct guest_run_opts *ro, const char *path,
-			 const struct guest_profile *prof)
+static int pipeline_open(struct pipeline *p, const struct guest_run_opts *ro, const char *guest,
+			 const char *path, const struct guest_profile *prof)
 {
 	struct report_log_opts lo = { 0 };
 	char why[WHY_LEN];
 	int rc;
 
 	memset(p, 0, sizeof(*p));
-	rc = sym_open(path, &p->sym, why, sizeof(why));
+	/* No symbols (a bzImage without its vmlinux): reports stay as the guest printed them. */
+	rc = path ? sym_open(path, &p->sym, why, sizeof(why)) : 0;
 	if (!rc && ro->o->source_root && sym_set_source_root(p->sym, ro->o->source_root)) {
 		snprintf(why, sizeof(why), "--source-root: out of memory");
 		rc = -ENOMEM;
 	}
-	if (!rc && !ro->o->source_root && prof->source_root)
+	if (!rc && p->sym && !ro->o->source_root && prof->source_root)
 		prof->source_root(p->sym);
-	if (!rc)
+	if (!rc && p->sym)
 		rc = unwind_new(p->sym, &p->unw, why, sizeof(why));
 	if (rc) {
 		log_error("%s", why);
 		goto fail;
 	}
 	lo.sym = p->sym;
-	lo.env.guest = path;
+	lo.env.guest = guest;
 	lo.env.mode = ro->watch_hw ? "hw" : "soft";
 	lo.text = stderr;
 	lo.json = ro->report_json;
@@ -239,8 +241,8 @@ static void status_sample(struct vm *vm, void *ctx, struct status_sample *s)
  * set up the boot; prints why not.  Returns 0 or -errno.
  */
 static int build_vm(struct elf_guest *g, struct plug *plug, const struct vm_config *cfg,
-		    bool status_line, const char *cmdline, struct run_disks *disks,
-		    struct vm **vm)
+		    bool status_line, const char *cmdline, const struct boot_initrd *initrd,
+		    struct run_disks *disks, struct vm **vm)
 {
 	const struct guest_profile *prof = plug->prof;
 	char why[WHY_LEN];
@@ -253,7 +255,8 @@ static int build_vm(struct elf_guest *g, struct plug *plug, const struct vm_conf
 		rc = hw_watch_attach(*vm, why, sizeof(why));
 	if (!rc && status_line)
 		rc = status_line_attach(*vm, status_sample, plug, why, sizeof(why));
-	if (!rc)
+	/* A bzImage is copied in by its boot below; its vmlinux only describes it. */
+	if (!rc && !g->bz)
 		rc = elf_guest_load(g, vm_ram(*vm), vm_ram_size(*vm), why, sizeof(why));
 	/* An image with the csan ABI note calls the csan hypercalls, whatever runs it. */
 	if (!rc && g->abi_version)
@@ -272,7 +275,9 @@ static int build_vm(struct elf_guest *g, struct plug *plug, const struct vm_conf
 	if (!rc)
 		rc = plug_profile(plug, why, sizeof(why));
 	if (!rc)
-		rc = boot_setup(*vm, g->pvh_entry, cmdline, why, sizeof(why));
+		rc = g->bz ? boot_bzimage(*vm, g->bz, cmdline, initrd, why, sizeof(why))
+			   : boot_setup(*vm, g->pvh_entry, g->image_end, cmdline, initrd, why,
+					sizeof(why));
 	if (rc)
 		log_error("%s", why);
 	return rc;
@@ -312,11 +317,12 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 	}
 	if (prof->default_mem_bytes && !o->mem_given)
 		cfg.mem_bytes = prof->default_mem_bytes;
-	if (elf_guest_check_fits(g, cfg.mem_bytes, why, sizeof(why))) {
+	if (g->bz ? boot_bzimage_check_fits(g->bz, cfg.mem_bytes, ro->initrd.len, why, sizeof(why))
+		  : elf_guest_check_fits(g, cfg.mem_bytes, why, sizeof(why))) {
 		log_error("%s", why);
 		goto out;
 	}
-	if (pipeline_open(&pipe, ro, g->path, prof))
+	if (pipeline_open(&pipe, ro, g->path, g->sym_path, prof))
 		goto out;
 	/* A disk that cannot be opened as asked costs no boot. */
 	if (run_disks_check(o, prof, false) || run_disks_open(o, &disks))
@@ -328,7 +334,8 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 	}
 	t0 = clock_now_ns();
 	plug.prof = prof;
-	if (build_vm(g, &plug, &cfg, status_line_wanted(o->quiet), cmdline, &disks, &vm))
+	if (build_vm(g, &plug, &cfg, status_line_wanted(o->quiet), cmdline, &ro->initrd, &disks,
+		     &vm))
 		goto out;
 	vm->sym = pipe.sym;
 	vm->unw = pipe.unw;

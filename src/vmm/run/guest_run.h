@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "vmm/dev/serial.h"
+#include "vmm/image/boot.h"
 #include "vmm/kvm/vm.h"
 
 struct options;
@@ -20,6 +21,7 @@ struct guest_run_opts {
 	bool hw_known;		 /* the caller probed: hw_unavailable holds the finding */
 	const char *hw_unavailable; /* with hw_known: why hw mode cannot run; NULL: it can */
 	FILE *report_json;	 /* --report-json stream, shared by runs; NULL: none */
+	struct boot_initrd initrd; /* handed to the kernel; len 0: none */
 };
 
 /* What one run left behind. */

@@ -15,6 +15,7 @@
 #include "vmm/run/disks.h"
 #include "vmm/run/control_client.h"
 #include "vmm/image/elf_guest.h"
+#include "vmm/image/kernel_image.h"
 #include "vmm/run/emulated.h"
 #include "vmm/base/exit_status.h"
 #include "vmm/run/guest_path.h"
@@ -120,13 +121,15 @@ static int run_emulated(const struct options *o, const struct elf_guest *g,
 	if (o->host == OPT_HOST_AUTO)
 		log_error("%s: running in the emulated host (%s); --host=kvm to refuse", why,
 			  HOST_EMULATED_COST);
-	return emulated_run(o, g->path);
+	return emulated_run(o, g->path,
+			    g->bz ? (g->sym_path ? g->sym_path : KERNEL_VMLINUX_NONE) : NULL);
 }
 
 int main(int argc, char **argv)
 {
 	struct options o;
 	struct elf_guest g;
+	struct kernel_symbols_note symbols;
 	const struct guest_profile *prof;
 	char why[WHY_LEN];
 	char *bundled = NULL;
@@ -166,11 +169,17 @@ int main(int argc, char **argv)
 		}
 		path = bundled;
 	}
-	if (elf_guest_open(path, &g, why, sizeof(why))) {
+	if (kernel_image_open(path, o.vmlinux, &g, &symbols, why, sizeof(why))) {
 		log_error("%s", why);
 		status = EXIT_USAGE;
 		goto out;
 	}
+	/* Once per invocation, before any boot: where the symbols come from, or why none. */
+	if (symbols.found[0] && !o.quiet)
+		log_error("symbols from %s (the vmlinux of %s's build; --vmlinux to choose)",
+			  symbols.found, g.path);
+	if (symbols.missing[0])
+		log_warn("%s", symbols.missing);
 	if (o.action == OPT_LIST_SCENARIOS) {
 		if (!g.nscenarios) {
 			log_error("%s has no scenario table", g.path);

@@ -50,6 +50,7 @@ enum {
 	OPTK_GUEST,
 	OPTK_SOURCE_ROOT,
 	OPTK_DISK,
+	OPTK_VMLINUX,
 };
 
 /*
@@ -84,6 +85,7 @@ static const struct option long_options[] = {
 	{ "host", required_argument, NULL, OPTK_HOST },
 	{ "guest", required_argument, NULL, OPTK_GUEST },
 	{ "disk", required_argument, NULL, OPTK_DISK },
+	{ "vmlinux", required_argument, NULL, OPTK_VMLINUX },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "probe", no_argument, NULL, OPTK_PROBE },
 	{ "version", no_argument, NULL, OPTK_VERSION },
@@ -94,9 +96,11 @@ static const struct option long_options[] = {
 void options_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: csan-vmm [OPTIONS] [GUEST-ELF]\n"
+		"Usage: csan-vmm [OPTIONS] [KERNEL]\n"
 		"Run a kernel under a small KVM hypervisor that hunts data races.\n"
-		"Without GUEST-ELF, the bundled guest kernel and its race zoo run.\n"
+		"KERNEL is a bzImage (arch/x86/boot/bzImage) or a PVH ELF (a\n"
+		"vmlinux with CONFIG_PVH, a csan guest); without it, the bundled\n"
+		"guest kernel and its race zoo run.\n"
 		"\n"
 		"  -c, --cpus=N          vCPUs to start (1-%d, default %d)\n"
 		"  -m, --memory=SIZE     guest RAM, suffix K, M or G; a bare number\n"
@@ -113,6 +117,10 @@ void options_usage(FILE *f)
 		"      --guest=KIND      auto (default): a PVH kernel with the csan-vmm\n"
 		"                        ABI note is a csan guest, one without is Linux;\n"
 		"                        csan or linux force the kind\n"
+		"      --vmlinux=PATH    the vmlinux with a bzImage's symbols (default:\n"
+		"                        the one at the top of the build tree holding\n"
+		"                        arch/x86/boot/bzImage, or beside the bzImage;\n"
+		"                        none: run unsymbolized, said in one line)\n"
 		"  -s, --scenario=NAME   run scenario NAME of the bundled guest\n"
 		"                        (default %s); --scenario=list lists them;\n"
 		"                        with --compare, --scenario=all runs each one\n"
@@ -450,6 +458,11 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 			return usage_error(errf, "--host: '%s' is not auto, kvm or emulated", arg);
 		return 0;
 	case OPTK_DISK: return add_disk(arg, o, errf);
+	case OPTK_VMLINUX:
+		if (!arg[0])
+			return usage_error(errf, "--vmlinux: give the path of a vmlinux");
+		o->vmlinux = arg;
+		return 0;
 	case OPTK_GUEST:
 		if (guest_kind_parse(arg, &o->guest_kind))
 			return usage_error(

@@ -57,6 +57,7 @@ struct options {
 	bool seed_given;
 	bool quiet;
 	const char *guest_path;	  /* NULL: the bundled guest */
+	const char *vmlinux;	  /* --vmlinux=PATH: a bzImage's symbols; NULL: look for them */
 	const char *report_json;  /* --report-json=FILE, NULL when not given */
 	const char *source_root;  /* --source-root=DIR, NULL: found from the DWARF */
 	bool watch_hw;		  /* --watch=hw */

@@ -39,6 +39,7 @@ struct linux_state {
 	struct ktap ktap;
 	struct linux_report_parser *kcsan; /* Linux's own KCSAN reports */
 	unsigned kcsan_lost;		   /* blocks that could not be records */
+	unsigned kcsan_unsymbolized;	   /* blocks counted as they are: no vmlinux */
 	bool panicked;
 	bool restarting; /* Linux said "reboot: Restarting system" */
 	char panic[SERIAL_LINE_MAX + 1];
@@ -122,7 +123,15 @@ static void kcsan_submit(struct vm *vm, struct linux_state *ls, struct linux_rep
 	struct linux_watch *lw = linux_guest_watch(vm);
 	struct csan_hc_report rec;
 	char why[256];
-	int rc = linux_report_to_record(lr, vm->sym, &rec, NULL, why, sizeof(why));
+	int rc;
+
+	/* No vmlinux: the kernel's own report on the console is all there is; count it. */
+	if (!vm->sym) {
+		ls->kcsan_unsymbolized++;
+		linux_report_free(lr);
+		return;
+	}
+	rc = linux_report_to_record(lr, vm->sym, &rec, NULL, why, sizeof(why));
 
 	/* In hw mode the host's watch of the same race may make it one report. */
 	if (!rc && !(lw && linux_watch_console_report(vm, lw, &rec)))
@@ -313,10 +322,18 @@ static int linux_summarize(struct vm *vm, int status, FILE *out)
 			LOG_PREFIX
 			"%u KCSAN report%s on the console could not be read (said above)\n",
 			ls->kcsan_lost, ls->kcsan_lost == 1 ? "" : "s");
+	if (ls->kcsan_unsymbolized)
+		fprintf(out,
+			LOG_PREFIX "%u KCSAN report%s on the console, left as Linux printed them "
+				   "(no vmlinux: --vmlinux=PATH symbolizes them)\n",
+			ls->kcsan_unsymbolized, ls->kcsan_unsymbolized == 1 ? "" : "s");
 	if (ls->panicked) {
 		fprintf(out, LOG_PREFIX "Linux panicked: %s\n", ls->panic);
 		return EXIT_GUEST_FAILED;
 	}
+	/* Races the report log could not hold are races all the same. */
+	if (status == EXIT_CLEAN && ls->kcsan_unsymbolized)
+		status = EXIT_RACES;
 	if (ls->ended_how)
 		fprintf(out, LOG_PREFIX "Linux %s (%s)\n",
 			ls->ended_ev == POWER_OFF ? "powered off" : "rebooted", ls->ended_how);
