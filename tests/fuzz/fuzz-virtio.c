@@ -1,4 +1,4 @@
-/* fuzz-virtio.c: the virtio-mmio transport and virtio-blk queue handling, on guest-controlled RAM and registers. */
+/* fuzz-virtio.c: virtio-mmio registers and virtio-blk queues on guest-controlled RAM. */
 #include "config.h"
 
 #include <stdio.h>
@@ -113,8 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < nops * 7u)
 		return 0;
 	memset(ram, 0, RAM_SIZE);
-	memcpy(ram, data + nops * 7u,
-	       size - nops * 7u < RAM_SIZE ? size - nops * 7u : RAM_SIZE);
+	memcpy(ram, data + nops * 7u, size - nops * 7u < RAM_SIZE ? size - nops * 7u : RAM_SIZE);
 
 	/* The device as virtio_blk_attach makes it, without a VM: the file is ours to keep. */
 	d.fd = image_fd;

@@ -1,4 +1,4 @@
-/* test-virtio-blk.c: the virtio-blk device through the MMIO dispatcher, on a fake guest RAM and a temp image. */
+/* test-virtio-blk.c: the virtio-blk device through the MMIO dispatcher, on fake RAM. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>

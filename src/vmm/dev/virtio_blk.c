@@ -11,8 +11,7 @@
 #include "vmm/base/log.h"
 #include "vmm/dev/virtio_blk.h"
 
-int virtio_blk_open(const char *path, bool ro, struct virtio_blk_disk *d, char *why,
-		    size_t whylen)
+int virtio_blk_open(const char *path, bool ro, struct virtio_blk_disk *d, char *why, size_t whylen)
 {
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	struct stat st;
@@ -220,8 +219,8 @@ uint32_t virtio_blk_request(struct virtio_blk *b, struct virtq_chain *c)
 		break;
 	case VIRTIO_BLK_T_FLUSH:
 		b->stats.flushes++;
-		status = b->disk.ro || !fdatasync(b->disk.fd) ? VIRTIO_BLK_S_OK
-							       : VIRTIO_BLK_S_IOERR;
+		status =
+			b->disk.ro || !fdatasync(b->disk.fd) ? VIRTIO_BLK_S_OK : VIRTIO_BLK_S_IOERR;
 		break;
 	case VIRTIO_BLK_T_GET_ID:
 		b->stats.ids++;
@@ -295,7 +294,7 @@ void virtio_blk_init(struct virtio_blk *b, struct virtio_blk_disk *d)
 	b->disk = *d;
 	d->fd = -1;
 	d->path = NULL;
-	memcpy(b->config, &cap, sizeof(cap));		 /* capacity, le64 */
+	memcpy(b->config, &cap, sizeof(cap));		   /* capacity, le64 */
 	memcpy(b->config + 12, &seg_max, sizeof(seg_max)); /* seg_max, le32 */
 	b->ops.name = "virtio-blk";
 	b->ops.device_id = VIRTIO_ID_BLOCK;
@@ -308,8 +307,8 @@ void virtio_blk_init(struct virtio_blk *b, struct virtio_blk_disk *d)
 	b->ops.destroy = blk_destroy;
 }
 
-int virtio_blk_attach(struct vm *vm, const struct virtio_mmio_place *p,
-		      struct virtio_blk_disk *d, char *why, size_t whylen)
+int virtio_blk_attach(struct vm *vm, const struct virtio_mmio_place *p, struct virtio_blk_disk *d,
+		      char *why, size_t whylen)
 {
 	struct virtio_blk *b = calloc(1, sizeof(*b));
 

@@ -11,9 +11,9 @@
 
 struct vm;
 
-#define VIRTIO_ID_BLOCK	     2
-#define VIRTIO_BLK_SECTOR    512u
-#define VIRTIO_BLK_ID_BYTES  20u /* VIRTIO_BLK_T_GET_ID's answer (5.2.6) */
+#define VIRTIO_ID_BLOCK	    2
+#define VIRTIO_BLK_SECTOR   512u
+#define VIRTIO_BLK_ID_BYTES 20u /* VIRTIO_BLK_T_GET_ID's answer (5.2.6) */
 
 /* Feature bits (5.2.3). */
 #define VIRTIO_BLK_F_SEG_MAX 2
@@ -34,10 +34,10 @@ struct vm;
 
 /* An open image: what --disk=IMAGE[,ro] names. */
 struct virtio_blk_disk {
-	char *path;	  /* as the user gave it, for messages */
-	int fd;		  /* -1: closed */
-	bool ro;	  /* opened read-only, offered with VIRTIO_BLK_F_RO */
-	uint64_t sectors; /* capacity in 512-byte sectors */
+	char *path;		      /* as the user gave it, for messages */
+	int fd;			      /* -1: closed */
+	bool ro;		      /* opened read-only, offered with VIRTIO_BLK_F_RO */
+	uint64_t sectors;	      /* capacity in 512-byte sectors */
 	char id[VIRTIO_BLK_ID_BYTES]; /* the serial GET_ID answers: the image's base name */
 };
 
@@ -65,8 +65,7 @@ struct virtio_blk {
  * with one line for the user in @why naming --disk and the file, what is
  * wrong and what to do.  virtio_blk_close releases it.
  */
-int virtio_blk_open(const char *path, bool ro, struct virtio_blk_disk *d, char *why,
-		    size_t whylen);
+int virtio_blk_open(const char *path, bool ro, struct virtio_blk_disk *d, char *why, size_t whylen);
 void virtio_blk_close(struct virtio_blk_disk *d);
 
 /*
@@ -81,8 +80,8 @@ void virtio_blk_init(struct virtio_blk *b, struct virtio_blk_disk *d);
  * file: fsync) at @p on @vm's MMIO bus.  Returns 0, or a negative errno
  * with a message in @why; @d is closed either way.
  */
-int virtio_blk_attach(struct vm *vm, const struct virtio_mmio_place *p,
-		      struct virtio_blk_disk *d, char *why, size_t whylen);
+int virtio_blk_attach(struct vm *vm, const struct virtio_mmio_place *p, struct virtio_blk_disk *d,
+		      char *why, size_t whylen);
 
 /*
  * virtio_blk_request - serve one request, chain @c (its buffers already

@@ -75,8 +75,8 @@ void virtio_mmio_broken(struct virtio_mmio *t, const char *what)
 	t->stats.broken++;
 	if (!t->said_broken) {
 		t->said_broken = true;
-		log_error("%s: the guest's driver broke the device (%s); it needs a reset", t->ops->name,
-			  what);
+		log_error("%s: the guest's driver broke the device (%s); it needs a reset",
+			  t->ops->name, what);
 	}
 	if (t->status & VIRTIO_STATUS_NEEDS_RESET)
 		return;
@@ -175,7 +175,8 @@ static void write_queue_ready(struct virtio_mmio *t, struct virtq *q, uint32_t v
 	if (q->ready)
 		return;
 	if (!virtq_check(&t->mem, q)) {
-		virtio_mmio_broken(t, "a queue made ready with a size or address outside guest RAM");
+		virtio_mmio_broken(t,
+				   "a queue made ready with a size or address outside guest RAM");
 		return;
 	}
 	q->last_avail = 0;
@@ -187,8 +188,8 @@ static void notify(struct virtio_mmio *t, uint32_t v)
 {
 	uint32_t needed = VIRTIO_STATUS_DRIVER_OK;
 
-	if ((t->status & (needed | VIRTIO_STATUS_NEEDS_RESET)) != needed ||
-	    v >= t->ops->nqueues || !t->q[v].ready) {
+	if ((t->status & (needed | VIRTIO_STATUS_NEEDS_RESET)) != needed || v >= t->ops->nqueues ||
+	    !t->q[v].ready) {
 		t->stats.early_notifies++;
 		return;
 	}

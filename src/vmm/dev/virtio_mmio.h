@@ -100,10 +100,10 @@ struct virtio_mmio;
 
 /* What a device behind the transport provides. */
 struct virtio_dev_ops {
-	const char *name;     /* "virtio-blk": for messages and the MMIO bus */
-	uint32_t device_id;   /* 2: block (5.2) */
-	uint64_t features;    /* offered, VIRTIO_F_VERSION_1 included */
-	unsigned nqueues;     /* at most VIRTIO_MMIO_QUEUES_MAX */
+	const char *name;      /* "virtio-blk": for messages and the MMIO bus */
+	uint32_t device_id;    /* 2: block (5.2) */
+	uint64_t features;     /* offered, VIRTIO_F_VERSION_1 included */
+	unsigned nqueues;      /* at most VIRTIO_MMIO_QUEUES_MAX */
 	const uint8_t *config; /* the device configuration space, read-only here */
 	size_t config_len;
 	/*

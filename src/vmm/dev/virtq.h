@@ -38,9 +38,9 @@ struct virtq_mem {
 
 /* One queue's state, set by the driver through the transport's registers. */
 struct virtq {
-	uint16_t num;	     /* QueueNum: entries in each part */
-	bool ready;	     /* QueueReady */
-	uint64_t desc;	     /* guest-physical addresses of the three parts */
+	uint16_t num;  /* QueueNum: entries in each part */
+	bool ready;    /* QueueReady */
+	uint64_t desc; /* guest-physical addresses of the three parts */
 	uint64_t avail;
 	uint64_t used;
 	uint16_t last_avail; /* the next avail ring entry the device takes */
