@@ -19,6 +19,7 @@
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "csan/workload_abi.h"
@@ -192,6 +193,17 @@ static int report(int status)
 	return -1;
 }
 
+/* Wait until everything written to the console has gone out of the UART. */
+static void drain_console(void)
+{
+	int fd = open("/dev/console", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	tcdrain(fd);
+	close(fd);
+}
+
 int main(void)
 {
 	char *cmd;
@@ -213,6 +225,11 @@ int main(void)
 	cmd = read_cmd();
 	if (cmd && install_busybox() == 0)
 		status = run_cmd(cmd);
+	/*
+	 * CMD's last lines may still sit in the console's transmit buffer;
+	 * powering off now would lose them (seen: the last line of a run).
+	 */
+	drain_console();
 	report(status);
 	sync();
 	reboot(RB_POWER_OFF);

@@ -44,7 +44,7 @@ expect_err "^csan-vmm: --add=:/x: give HOSTPATH or HOSTPATH:GUESTPATH \(neither 
 # The bundled guest has no user space: said before the emulated host is asked for.
 [ -f "$GUEST" ] || fail "$GUEST is not built"
 run_bad --run=true
-expect_err "^csan-vmm: --run: $GUEST is a csan guest, which has no user space; give a Linux kernel \(bzImage or vmlinux\) as GUEST$"
+expect_err "^csan-vmm: --run: $GUEST is a csan guest, which has no user space; give a Linux kernel \(bzImage or vmlinux\)$"
 run_bad --initrd="$work/file"
 expect_err "^csan-vmm: --initrd: .* is a csan guest, which has no user space"
 

@@ -18,7 +18,7 @@ chmod 0640 "$work/tree/sub/data.txt"
 cmd='./hello-static; /opt/bin/hello-dyn one; echo dyn=$?; cat tree/sub/data.txt; stat -c %a tree/sub/data.txt'
 run_workload --add="$static" --add="$dyn:/opt/bin/hello-dyn" --add="$work/tree" --run="$cmd"
 expect_out 'csan-hello from \./hello-static, 0 arguments'
-expect_out 'csan-hello from /opt/bin/hello-dyn, 1 argument$'
+expect_out 'csan-hello from /opt/bin/hello-dyn, 1 argument([^s]|$)'
 expect_out '^dyn=7'
 expect_out '^tree-file-content'
 expect_out '^640'

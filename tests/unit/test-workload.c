@@ -248,6 +248,34 @@ static void test_build(const char *dir, const char *self)
 	CHECK(workload_initrd_build(&w, &f, &data, &len, why, sizeof(why)) == 0);
 	CHECK(data == NULL && len == 0);
 
+	/*
+	 * A dynamic executable whose library is nowhere: this program with
+	 * "libc.so.6" renamed in its string table.  One line names both.
+	 */
+	{
+		char bad[PATH_MAX + 16], arg[PATH_MAX + 32];
+		const char *one[1] = { arg };
+		FILE *in = fopen(self, "rb"), *out;
+		char *buf = malloc(64 << 20), *hit;
+		size_t got = in && buf ? fread(buf, 1, 64 << 20, in) : 0;
+
+		snprintf(bad, sizeof(bad), "%s/badlib", dir);
+		for (hit = buf; got && (hit = memmem(hit, got - (size_t)(hit - buf), "libc.so.6", 9));)
+			hit[3] = 'Q';
+		out = fopen(bad, "wb");
+		CHECK(got > 0 && out && fwrite(buf, 1, got, out) == got);
+		if (out)
+			fclose(out);
+		if (in)
+			fclose(in);
+		free(buf);
+		snprintf(arg, sizeof(arg), "%s:/bad", bad);
+		w = (struct workload_spec){ .run = "/bad", .adds = one, .nadds = 1 };
+		CHECK(workload_initrd_build(&w, &f, &data, &len, why, sizeof(why)) == -ENOENT);
+		CHECK_CONTAINS(why, "badlib needs libQ.so.6");
+		CHECK(data == NULL && len == 0);
+	}
+
 	/* A busybox that is not there: one line naming it and the package. */
 	w = (struct workload_spec){ .run = "true" };
 	f.busybox = "/nonexistent/busybox";

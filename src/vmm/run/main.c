@@ -208,7 +208,7 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 	} else if ((o.workload.run || o.workload.initrd) && prof != &linux_profile) {
 		log_error("%s: %s is a %s guest, which has no user space; give a Linux kernel "
-			  "(bzImage or vmlinux) as GUEST",
+			  "(bzImage or vmlinux)",
 			  o.workload.run ? "--run" : "--initrd", g.path, prof->name);
 		status = EXIT_USAGE;
 	} else if (host_select(&o, prof, why, sizeof(why)) == OPT_HOST_EMULATED) {

@@ -42,6 +42,8 @@ struct linux_state {
 	bool panicked;
 	bool restarting; /* Linux said "reboot: Restarting system" */
 	char panic[SERIAL_LINE_MAX + 1];
+	/* The kernel's refusal of the initramfs, repeated at the end; "" if none. */
+	char initramfs_failed[SERIAL_LINE_MAX + 1];
 	/* The first reboot or power-off: under vm->end_lock's first vm_end. */
 	const char *ended_how;
 	enum power_event ended_ev;
@@ -165,6 +167,14 @@ void linux_console_line(struct vm *vm, const char *line, size_t len)
 		memcpy(ls->panic, p, n);
 		ls->panic[n] = '\0';
 		__atomic_store_n(&ls->panicked, true, __ATOMIC_RELEASE);
+	}
+	/* Only the console's thread writes it, and only the summary reads it, after the run. */
+	p = memmem(line, len, LINUX_INITRAMFS_FAILED, sizeof(LINUX_INITRAMFS_FAILED) - 1);
+	if (p && !ls->initramfs_failed[0]) {
+		size_t n = len - (size_t)(p - line);
+
+		memcpy(ls->initramfs_failed, p, n);
+		ls->initramfs_failed[n] = '\0';
 	}
 	if (memmem(line, len, LINUX_RESTART, sizeof(LINUX_RESTART) - 1))
 		__atomic_store_n(&ls->restarting, true, __ATOMIC_RELEASE);
@@ -345,6 +355,10 @@ static void linux_summarize(struct vm *vm, struct guest_findings *f, FILE *out)
 			LOG_PREFIX "%u KCSAN report%s on the console, left as Linux printed them "
 				   "(no vmlinux: --vmlinux=PATH symbolizes them)\n",
 			ls->kcsan_unsymbolized, ls->kcsan_unsymbolized == 1 ? "" : "s");
+	/* Said before the panic it usually causes (no init, no root). */
+	if (ls->initramfs_failed[0])
+		fprintf(out, LOG_PREFIX "Linux could not unpack the initramfs: %s\n",
+			ls->initramfs_failed);
 	if (ls->panicked) {
 		fprintf(out, LOG_PREFIX "Linux panicked: %s\n", ls->panic);
 		f->crashed = true;

@@ -18,6 +18,8 @@ struct linux_watch;
 
 /* Linux's panic() lines (kernel/panic.c): the first and the last. */
 #define LINUX_PANIC_PREFIX "Kernel panic - not syncing"
+/* init/initramfs.c's words when it cannot unpack an initramfs (--initrd, --run). */
+#define LINUX_INITRAMFS_FAILED "Initramfs unpacking failed"
 #define LINUX_PANIC_END	   "---[ end Kernel panic - not syncing"
 /* kernel_restart()'s line (kernel/reboot.c): a triple fault after it is the reboot. */
 #define LINUX_RESTART "reboot: Restarting system"
