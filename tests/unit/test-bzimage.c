@@ -104,6 +104,8 @@ static void test_parse(void)
 	check_refused(d, n - 16, -ENOEXEC, "truncated");
 	check_refused(d, (SETUP_SECTS + 1) * BZ_SECTOR - 1, -ENOEXEC, "truncated");
 	check_refused(d, 0x240, -ENOEXEC, "truncated");
+	/* The magic whole, the version after it cut off (found by fuzz-bzimage). */
+	check_refused(d, BZ_HEADER + 5, -ENOEXEC, "ending inside its setup header");
 
 	/* Not an x86 kernel at all, named when it can be. */
 	memset(bad, 0, n);

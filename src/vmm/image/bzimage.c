@@ -97,6 +97,12 @@ int bzimage_parse(const uint8_t *data, size_t size, const char *name, struct bzi
 			   "vmlinux of a kernel build",
 			   BZ_HEADER);
 	}
+	/* The magic's four bytes can end the file; the fields read below cannot. */
+	if (size < BZ_HEADER_END_MIN)
+		return say(why, whylen, name, -ENOEXEC,
+			   "is %zu bytes, ending inside its setup header (which runs to 0x%x at "
+			   "least): a truncated bzImage",
+			   size, BZ_HEADER_END_MIN);
 	if (get(data, BZ_BOOT_FLAG, 2) != BZ_BOOT_FLAG_VALUE)
 		return say(why, whylen, name, -ENOEXEC,
 			   "boot_flag at 0x%x is %#06" PRIx64 ", not 0xaa55: a damaged bzImage",
