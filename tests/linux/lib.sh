@@ -34,8 +34,9 @@ require_linux() {
 
 # workload_kernel: build or find the second test kernel
 # (build-vmlinux.sh --config=workload: bzImage, ORC, modules, initramfs,
-# virtio-mmio disk) and set $bzimage, $workload_vmlinux (its vmlinux, with
-# DWARF and the PVH note), $workload_modules (lib/modules/RELEASE, the
+# virtio-mmio disk) and set $bzimage, $workload_vmlinux (its vmlinux, for
+# symbols: it does not boot by PVH, workload.config says why),
+# $workload_modules (lib/modules/RELEASE, the
 # unstripped .ko files: kernel/kernel/csan-race-test-module/csan_race_test.ko,
 # kernel/kernel/kcsan/kcsan_test.ko after kernel/kernel/torture.ko (in-tree
 # modules go under kernel/ plus their source path), modules.dep when
@@ -53,6 +54,11 @@ workload_kernel() {
 	wk_out=${workload_vmlinux%/vmlinux}
 	bzimage=$wk_out/bzImage
 	workload_build=$(cat "$wk_out/build-dir")
+	# The build tree is one per config: a build for another key (another
+	# checkout's race test or fragment) relinks its vmlinux in place, so
+	# wait until no build holds the cache's lock.
+	flock -s -w 3600 "${wk_out%/*}/lock" true ||
+		fail "a Linux build held ${wk_out%/*}/lock for an hour"
 	workload_modules=$(echo "$wk_out"/modules/lib/modules/*)
 	for wk_f in "$bzimage" "$workload_build/vmlinux" "$workload_build/arch/x86/boot/bzImage" \
 		"$workload_modules/kernel/kernel/csan-race-test-module/csan_race_test.ko"; do

@@ -42,7 +42,7 @@ tree_bz=$workload_build/arch/x86/boot/bzImage
 # 1. From the build tree: its vmlinux found and named.
 run_kernel "$tree_bz" --append=csan_bz_marker=1
 expect_err "^csan-vmm: symbols from $workload_build/vmlinux \\(the vmlinux of $tree_bz's build; --vmlinux to choose\\)\$"
-expect_err "^csan-vmm: booting $tree_bz \\(linux guest\\)"
+expect_err "^csan-vmm: booting ($tree_bz|/csan/guest/bzImage) \\(linux guest\\)"
 expect_boot_to_root
 
 # 2. Alone: boots, and one line says how to get symbols.

@@ -10,7 +10,7 @@ require_module_kernel
 
 # The writer, caught by a debug register, its stack unwound by
 # the host through the module's text.
-run_module_test --watch=hw --modules="$workload_build"
+run_module_test --watch=hw --modules="$workload_modules"
 in_order "$err" \
 	'^BUG: KCSAN: data-race in race_test_instr_read / race_test_uninstr_write$' \
 	'^write to 0x[0-9a-f]+ of 8 bytes by task [0-9]+ on cpu 1:$' \

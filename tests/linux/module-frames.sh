@@ -10,7 +10,7 @@ LINUX_TIMEOUT=${LINUX_TIMEOUT:-600}
 require_module_kernel
 
 # Soft mode: KCSAN's own report names the reader alone (unknown origin).
-run_module_test --modules="$workload_build"
+run_module_test --modules="$workload_modules"
 in_order "$err" \
 	'^BUG: KCSAN: data-race in race_test_instr_read' \
 	"$(mframe race_test_instr_read 'csan_race_test\.c')" ||

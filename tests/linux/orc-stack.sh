@@ -12,10 +12,10 @@ LINUX_TIMEOUT=${LINUX_TIMEOUT:-600}
 . "$top_srcdir/tests/linux/lib.sh"
 . "$top_srcdir/tests/linux/module-lib.sh"
 require_module_kernel
-grep -q '^CONFIG_UNWINDER_ORC=y' "$workload_build/.config" ||
+grep -q '^CONFIG_UNWINDER_ORC=y' "${workload_vmlinux%/vmlinux}/config" ||
 	fail "the second test kernel is not built with CONFIG_UNWINDER_ORC"
 
-run_module_test --watch=hw --modules="$workload_build"
+run_module_test --watch=hw --modules="$workload_modules"
 
 # The kernel's: the reliable frames (no "? ") of the Call Trace after the
 # race test's line, from race_test_uninstr_write on, as "func+off/size".

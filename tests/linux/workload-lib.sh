@@ -13,7 +13,7 @@
 require_workload_kernel() {
 	if command -v require_linux_workload >/dev/null 2>&1; then
 		require_linux_workload
-		kernel=$workload_build/arch/x86/boot/bzImage
+		kernel=$bzimage
 	else
 		require_emulated_host
 		for c in "${CSAN_HARNESS_CACHE:-/var/cache/csan-vmm/harness}" \
