@@ -9,7 +9,9 @@
 command -v require_linux_workload >/dev/null 2>&1 ||
 	skip "needs require_linux_workload in tests/linux/lib.sh (the workload kernel's branch)"
 require_linux_workload
-vmlinux=$workload_vmlinux
+# The bzImage, as a user boots it (run_linux boots $vmlinux); its vmlinux
+# beside it gives the symbols.
+vmlinux=$bzimage
 linux_cpus=2
 [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 ||
 	skip "no static /bin/busybox (apt-get install busybox-static)"
