@@ -39,8 +39,10 @@ awk '
 k0=$(sed -n '1s/+.*//p' "$work/kernel.stack")
 h0=$(sed -n '1s/+.*//p' "$work/host.stack")
 [ "$k0" = "$h0" ] || fail "first frame: kernel $k0, host $h0"
-tail -n +2 "$work/kernel.stack" >"$work/kernel.callers"
-tail -n +2 "$work/host.stack" >"$work/host.callers"
+# Callers as function+offset: the /size after them is each side's idea of
+# the function's length (kallsyms counts the padding to the next symbol).
+tail -n +2 "$work/kernel.stack" | sed 's,/0x[0-9a-f]*$,,' >"$work/kernel.callers"
+tail -n +2 "$work/host.stack" | sed 's,/0x[0-9a-f]*$,,' >"$work/host.callers"
 cmp -s "$work/kernel.callers" "$work/host.callers" || {
 	echo "kernel's stack:"; cat "$work/kernel.stack"
 	echo "host's stack:"; cat "$work/host.stack"

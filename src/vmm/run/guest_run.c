@@ -96,7 +96,8 @@ static int pipeline_open(struct pipeline *p, const struct guest_run_opts *ro, co
 	memset(p, 0, sizeof(*p));
 	/* No symbols (a bzImage without its vmlinux): reports stay as the guest printed them. */
 	rc = path ? sym_open(path, &p->sym, why, sizeof(why)) : 0;
-	if (!rc && ro->o->source_root && sym_set_source_root(p->sym, ro->o->source_root)) {
+	if (!rc && p->sym && ro->o->source_root &&
+	    sym_set_source_root(p->sym, ro->o->source_root)) {
 		snprintf(why, sizeof(why), "--source-root: out of memory");
 		rc = -ENOMEM;
 	}
@@ -104,7 +105,8 @@ static int pipeline_open(struct pipeline *p, const struct guest_run_opts *ro, co
 		prof->source_root(p->sym);
 	if (!rc && p->sym)
 		rc = unwind_new(p->sym, &p->unw, why, sizeof(why));
-	if (!rc) {
+	/* Modules are read beside the vmlinux's symbols: none without them. */
+	if (!rc && p->sym) {
 		struct kmod_opts ko = { .dir = ro->o->modules_dir, .note = note_modules };
 
 		rc = kmod_attach(p->sym, &ko, why, sizeof(why));
