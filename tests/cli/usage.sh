@@ -9,7 +9,8 @@ run_cli() {
 run_cli --help
 expect_rc 0
 for opt in --cpus --memory --append --scenario --timeout --seed --report-json --source-root --control \
-	--send --console-escapes --sandbox --watch --host --guest --vmlinux --compare --compare-json \
+	--send --console-escapes --sandbox --watch --host --guest --vmlinux --modules --disk --run \
+	--add --initrd --compare --compare-json \
 	--quiet --probe --version; do
 	# Listed as an option: at the start of its help line, then "=VALUE",
 	# a space or the end (--compare is not --compare-json).
