@@ -4,6 +4,7 @@
 #include <gelf.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -439,6 +440,7 @@ int kmod_attach(struct sym *sym, const struct kmod_opts *o, char *why, size_t wh
 {
 	struct kmod *k = calloc(1, sizeof(*k));
 	char release[128], lib[256];
+	sigset_t all, old;
 	int rc = 0;
 
 	if (!k) {
@@ -479,7 +481,16 @@ int kmod_attach(struct sym *sym, const struct kmod_opts *o, char *why, size_t wh
 		kmod_free(k);
 		return rc;
 	}
+	/*
+	 * The walker takes no signal: the run's SIGINT and SIGTERM are for the
+	 * thread that ends it cleanly, and one delivered here would kill the
+	 * process with its default action (a SIGTERM'd run then ended 143,
+	 * without its summary).
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	k->service_running = pthread_create(&k->service, NULL, service, k) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!k->service_running)
 		build_index(k);
 	k->orc_fmt = kmod_vmlinux_orc_format(sym);
