@@ -102,6 +102,7 @@ int workload_add_parse(const char *arg, char **host, char **guest, char *why, si
 		name = malloc(strlen(h) + 2);
 		if (!name)
 			goto fail;
+		g = name; /* freed on failure from here on */
 		rc = base_name(h, name + 1, strlen(h) + 1);
 		if (rc == -EINVAL)
 			snprintf(why, whylen,
@@ -111,7 +112,6 @@ int workload_add_parse(const char *arg, char **host, char **guest, char *why, si
 		if (rc)
 			goto fail;
 		name[0] = '/';
-		g = name;
 	}
 	*host = h;
 	*guest = g;
