@@ -210,13 +210,15 @@ NESTED_ATTEMPTS=3
 
 # retry_nested_state_lost RUN ARGS...: RUN ARGS (a function that sets
 # $rc, $out and $err), again while nested_state_lost says so, at most
-# NESTED_ATTEMPTS runs in all.
+# NESTED_ATTEMPTS runs in all.  Each "emulated-host fault, run again" line
+# is counted in the suite's closing line (tests/summary.sh).
 retry_nested_state_lost() {
 	attempt=1
 	while :; do
 		"$@"
 		[ "$attempt" -lt "$NESTED_ATTEMPTS" ] && nested_state_lost || break
 		attempt=$((attempt + 1))
+		echo "emulated-host fault, run again: run $attempt of at most $NESTED_ATTEMPTS"
 	done
 }
 

@@ -52,8 +52,16 @@ src/harness/emuhost --setup || echo "check.sh: emulated host set-up failed; its 
 "$top/tools/linux/build-vmlinux.sh" >/dev/null || echo "check.sh: the Linux test kernel did not build; its tests will say why"
 "$top/tools/linux/build-vmlinux.sh" --config=workload >/dev/null ||
 	echo "check.sh: the second Linux test kernel (bzImage, modules) did not build; its tests will say why"
+# This run's results only: what an earlier run left is removed, and the
+# closing line fails any result not newer than this stamp.
+stamp=$top/build/.check-started
+find "$top/build" "$top/build-asan" -path '*/tests/*' -name '*.trs' -exec rm -f {} + 2>/dev/null
+touch "$stamp"
+make -s list-tests >.tests-expected || echo "check.sh: make list-tests failed"
 make -j2 check
-dirs=$top/build
+rc=$?
+[ "$rc" = 0 ] || steps_failed="make check in build/ exited with status $rc"
+dirs=$top/build=$top/build/.tests-expected
 
 # The same host code under AddressSanitizer and UBSan, in its own build
 # directory (the guest is built as ever: sanitizers never reach it).  The
@@ -70,8 +78,13 @@ if [ "${CHECK_SANITIZERS:-yes}" = yes ]; then
 	vm_env=direct
 	[ -e /dev/kvm ] || vm_env=emuhost
 	echo "== sanitizer build: VM tests in the $vm_env environment"
+	make -s list-host-path-tests HOST_PATH_VM_ENV=$vm_env >.tests-expected ||
+		echo "check.sh: make list-host-path-tests failed"
 	make -j2 check-host-paths HOST_PATH_VM_ENV=$vm_env
-	dirs="$dirs $top/build-asan"
+	rc=$?
+	[ "$rc" = 0 ] || steps_failed="${steps_failed:+$steps_failed
+}make check-host-paths in build-asan/ exited with status $rc"
+	dirs="$dirs $top/build-asan=$top/build-asan/.tests-expected"
 fi
 
 # In CI a skip is a failure, but for the one thing a machine may lack:
@@ -79,7 +92,7 @@ fi
 no_kvm_reason='SKIP: /dev/kvm does not exist'
 if [ "${CI:-}" = true ]; then
 	# shellcheck disable=SC2086 # dirs is a word list
-	for trs in $(grep -l '^:test-result: SKIP' $(find $dirs -name '*.trs')); do
+	for trs in $(grep -l '^:test-result: SKIP' $(find $(echo "$dirs" | sed 's/=[^ ]*//g') -name '*.trs')); do
 		log=${trs%.trs}.log
 		if [ ! -e /dev/kvm ] && grep -q "^$no_kvm_reason" "$log"; then
 			continue
@@ -88,9 +101,16 @@ if [ "${CI:-}" = true ]; then
 		ci_failed=1
 	done
 fi
-# The closing line counts every test of both builds.
-# shellcheck disable=SC2086
-sh "$top/tests/summary.sh" $dirs
+# The closing line counts this run's tests of both builds, each build's
+# whole list, and fails a step that failed outside them.
+set -- --since "$stamp"
+if [ -n "${steps_failed:-}" ]; then
+	while IFS= read -r s; do set -- "$@" --step-failed "$s"; done <<EOF
+$steps_failed
+EOF
+fi
+# shellcheck disable=SC2086 # dirs is a word list
+sh "$top/tests/summary.sh" "$@" $dirs
 status=$?
 [ -z "${ci_failed:-}" ] || status=1
 exit $status

@@ -560,14 +560,24 @@ run_command() {
 		stdin_pid=$!
 	fi
 
+	# Each UART on an IRQ line of its own.  A PC's four default to two
+	# shared edge-triggered lines (ttyS1 with ttyS3, ttyS0 with ttyS2),
+	# where one UART lowering the line can swallow the other's pending
+	# transmit interrupt, and Linux's 8250 driver then waits for it for
+	# ever: the likeliest cause of COMMAND's stdout arriving empty while
+	# its stderr and status came (docs/harness.md, "Known faults").  5 and
+	# 7 are free on QEMU's PC; its ACPI tables tell Linux the lines.
 	timeout -k 5 "$timeout" "$QEMU" \
 		-accel tcg,thread=multi -smp "$cpus" -m "$memory" -cpu EPYC \
 		-nodefaults -no-user-config -display none -no-reboot \
 		-kernel "$cache/current/vmlinuz" -initrd "$tmp/initrd" -append "$CMDLINE" \
 		"${drive_args[@]}" \
 		-chardev "pipe,id=io,path=$tmp/io" -chardev "pipe,id=ctl,path=$tmp/ctl" \
-		-serial "file:$tmp/console" -serial chardev:io \
-		-serial "file:$tmp/err" -serial chardev:ctl \
+		-chardev "file,id=console,path=$tmp/console" -chardev "file,id=err,path=$tmp/err" \
+		-device isa-serial,index=0,irq=4,chardev=console \
+		-device isa-serial,index=1,irq=3,chardev=io \
+		-device isa-serial,index=2,irq=5,chardev=err \
+		-device isa-serial,index=3,irq=7,chardev=ctl \
 		</dev/null >"$tmp/qemu.log" 2>&1 &
 	qemu_pid=$!
 	# Its sleeps must not hold COMMAND's output open after the run ends.

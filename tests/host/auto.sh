@@ -32,4 +32,9 @@ else
 fi
 # Both columns: soft count, time, seen by; then hw's; then the title.
 expect_out '^  counter-nolock +[1-9][0-9]* +[0-9.]+s +soft-watchpoint +[1-9][0-9]* +[0-9.]+s +[a-z+-]+ +data-race in counter_nolock_inc / counter_nolock_inc$'
-expect_out 'found by both 1, soft only 0, hw only 0'
+# A mode may also see the race one-sided (the write checked for a
+# watchpoint just before the watcher armed one: tests/README.md), a row
+# of its own; every report must have one of the race's shapes.
+expect_out 'found by both 1, soft only [01], hw only [01];'
+allow_counter_nolock
+expect_reports 2
