@@ -152,7 +152,7 @@ nested_state_lost() {
 	# stops it; the harness says which, and csan-vmm passes it on with
 	# status 2.
 	if { [ "$rc" = 2 ] || [ "$rc" = 125 ]; } &&
-		grep -Eq "the emulated host stopped while running|the emulated host's kernel locked up while running|the emulated host fell silent while (running|booting, twice)" "$err"; then
+		grep -Eq "the emulated host stopped while running|the emulated host's kernel locked up while running|the emulated host fell silent while (running|booting, twice)|the emulated host's serial port for .* stopped sending" "$err"; then
 		echo "emulated host: it stopped, locked up or fell silent (the emulated host's"
 		echo "known fault: docs/harness.md); this run's stderr, then another run:"
 		cat "$err"

@@ -22,7 +22,9 @@ exec </dev/null >/dev/ttyS0 2>&1
 # A sign of life on the console every 5 s, from the start: emuhost stops
 # an emulated host whose console falls silent (TCG can freeze it whole,
 # where its own watchdog cannot speak either).
+# (Its PID is kept for tests/host/emuhost-silent.sh, which silences it.)
 (while :; do echo emuhost-alive; sleep 5; done) &
+echo $! >/tmp/.emuhost-alive.pid
 
 # Raw mode: no \n -> \r\n translation, so binary output passes unchanged.
 for n in 1 2 3; do
@@ -48,6 +50,41 @@ finish() {
 	exec 3>&-
 	poweroff -f
 	sleep 60
+}
+
+# uart_tx N: the bytes ttyS<N>'s UART has sent since boot.
+uart_tx() {
+	sed -n "s/^$1: .* tx:\([0-9]*\) .*/\1/p" /proc/tty/driver/serial
+}
+
+# watch_ports N PID...: for each serial port N and the PID of the relay
+# writing to it, every 5 s: has the UART sent anything, and is the relay
+# waiting to hand the port more (not waiting for the command's output)?
+# While it is and the UART has sent nothing for 30 s or more, say "stall
+# ttyS<N> <seconds>" on the control port; emuhost decides whether that is
+# the emulated host's fault (its own reader of that port is waiting for
+# data, not stuck writing it on).
+watch_ports() {
+	ports=""
+	while [ $# -ge 2 ]; do
+		eval "pid_$1=$2 last_$1=-1 still_$1=0"
+		ports="$ports $1"
+		shift 2
+	done
+	while sleep 5; do
+		for n in $ports; do
+			eval "pid=\$pid_$n last=\$last_$n still=\$still_$n"
+			tx=$(uart_tx "$n")
+			[ -n "$tx" ] && [ -r "/proc/$pid/wchan" ] || continue
+			# A relay blocked reading its fifo has nothing to send.
+			case $(cat "/proc/$pid/wchan" 2>/dev/null) in
+			*pipe_read* | *pipe_wait*) still=0 ;;
+			*) if [ "$tx" = "$last" ]; then still=$((still + 5)); else still=0; fi ;;
+			esac
+			[ "$still" -ge 30 ] && ctl "stall ttyS$n $still"
+			eval "last_$n=$tx still_$n=$still"
+		done
+	done
 }
 
 # Modules in dependency order (written by emuhost --setup).
@@ -95,8 +132,18 @@ fi
 # control (csan-vmm then draws no status line).
 input=/dev/null
 [ -e /.emuhost/stdin ] && input=/dev/ttyS1
-TERM=dumb "$@" <$input >/dev/ttyS1 2>/dev/ttyS2 3>&- &
+# The command writes into fifos, and one cat per port relays them to its
+# UART: a relay waiting to write (/proc/PID/wchan) while the UART sends
+# nothing (/proc/tty/driver/serial) is a port that stopped sending.
+mkfifo /tmp/.emuhost-out /tmp/.emuhost-err
+cat /tmp/.emuhost-out >/dev/ttyS1 3>&- &
+out_relay=$!
+cat /tmp/.emuhost-err >/dev/ttyS2 3>&- &
+err_relay=$!
+TERM=dumb "$@" <$input >/tmp/.emuhost-out 2>/tmp/.emuhost-err 3>&- &
 cmd=$!
+watch_ports 1 "$out_relay" 2 "$err_relay" &
+port_watcher=$!
 # Signals emuhost was sent, passed on so the command ends its own way.
 (
 	while read -r word sig; do
@@ -109,6 +156,16 @@ reader=$!
 wait "$cmd"
 status=$?
 kill "$reader" 2>/dev/null
+# The relays end at the end of their fifos, once the UART has sent all
+# (closing a serial tty waits for that); a child the command left behind
+# that still holds them open is not waited for beyond a minute.
+n=0
+while kill -0 "$out_relay" 2>/dev/null || kill -0 "$err_relay" 2>/dev/null; do
+	[ $n -lt 600 ] || { kill "$out_relay" "$err_relay" 2>/dev/null; break; }
+	sleep 0.1
+	n=$((n + 1))
+done
+kill "$port_watcher" 2>/dev/null
 n=0
 if [ -r /.emuhost/outputs ]; then
 	while read -r path; do

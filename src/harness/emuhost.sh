@@ -9,8 +9,8 @@
 #
 # Exit status: COMMAND's own; 77 when the harness cannot run here (one line
 # on stderr says what is missing); 125 when the emulated host failed (did not
-# boot, its kernel panicked or locked up, it fell silent, --timeout expired,
-# bad usage).  A first SIGINT, SIGTERM or SIGHUP is passed on to COMMAND,
+# boot, its kernel panicked or locked up, it fell silent, a serial port of
+# COMMAND's output stopped sending, --timeout expired, bad usage).  A first SIGINT, SIGTERM or SIGHUP is passed on to COMMAND,
 # which then has 60 s to finish; a second one stops QEMU at once.  See
 # docs/harness.md.  csan-vmm --host=emulated runs itself through this script
 # (installed in csan-vmm's libexec directory).
@@ -424,6 +424,33 @@ console_lockup_s() {
 		sort -n | tail -n 1 | grep . || echo 0
 }
 
+# The init script says "stall ttyS<N> <seconds>" every 5 s while a serial
+# port of COMMAND's output has output waiting and its UART has sent
+# nothing for that long (a transmit interrupt lost: docs/harness.md).  A
+# port waits as well when whoever reads our stdout or stderr does not (a
+# pager, a full pipe): then our copier of that port is stuck writing, and
+# QEMU's UART waits for it.  So a stall is the emulated host's fault only
+# once it is $stall_s s long and has gone on for 10 s more of the init
+# script's count while our copier sat waiting to read (a reader that
+# starts reading again leaves the last line a few seconds stale, then the
+# UART sends and the lines stop).  Sets stall_port and stall_s_seen then;
+# stall_reading_from carries the count at which the copier was first seen
+# waiting to read.
+port_stalled() {
+	local line port secs pid
+	line=$(grep '^stall ttyS[12] ' "$tmp/ctl" 2>/dev/null | tail -n 1)
+	[ -n "$line" ] || return 1
+	read -r _ port secs <<<"$line"
+	pid=${cat_pids[$((${port#ttyS} - 1))]}
+	case $(cat "/proc/$pid/wchan" 2>/dev/null) in
+	*pipe_read* | *fifo_open*) ;;
+	*) stall_reading_from=""; return 1 ;;
+	esac
+	[ -n "$stall_reading_from" ] || stall_reading_from=$secs
+	[ "$secs" -ge "$stall_s" ] && [ "$secs" -ge $((stall_reading_from + 10)) ] || return 1
+	stall_port=$port stall_s_seen=$secs
+}
+
 # In the background: stop QEMU once a CPU has been stuck for $lockup_s
 # seconds, or once its console (where the init script says it is alive
 # every 5 s) has been silent for $silent_s seconds, and leave a note for
@@ -431,11 +458,16 @@ console_lockup_s() {
 # quiet and the console may stay silent for some seconds (more than 5 on
 # a loaded machine, tests/host/emuhost-silent.sh): far below the limit.
 watch_host() {
-	local stuck size last_size=-1 quiet=0
+	local stuck size last_size=-1 quiet=0 stall_reading_from="" stall_port stall_s_seen
 	while sleep 1; do
 		stuck=$(console_lockup_s "$tmp/console")
 		if [ "$stuck" -ge "$lockup_s" ]; then
 			echo "$stuck" >"$tmp/lockup"
+			kill -TERM "$1" 2>/dev/null
+			return
+		fi
+		if port_stalled; then
+			echo "$stall_port $stall_s_seen" >"$tmp/stalled"
 			kill -TERM "$1" 2>/dev/null
 			return
 		fi
@@ -496,7 +528,7 @@ bring_outputs() {
 }
 
 run_command() {
-	local f a status started spec i
+	local f a status started spec i port secs what
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/emuhost.XXXXXX") || die "cannot create a temporary directory"
 	stage=$tmp/stage
 	mkdir -p "$stage/.emuhost" "$stage/csan"
@@ -638,6 +670,11 @@ run_command() {
 			explain_failure
 		fi
 		say "that is the emulated host's fault, not the guest's (docs/harness.md): run again"
+	elif [ -s "$tmp/stalled" ]; then
+		read -r port secs <"$tmp/stalled"
+		case $port in ttyS1) what=stdout ;; *) what=stderr ;; esac
+		say "the emulated host's serial port for '${command[*]}''s $what ($port) stopped sending (output waiting, nothing sent for $secs s); QEMU stopped"
+		say "that is the emulated host's fault, not the guest's (docs/harness.md): run again"
 	elif [ -s "$tmp/lockup" ]; then
 		say "the emulated host's kernel locked up while running '${command[*]}' (a CPU stuck for $(cat "$tmp/lockup") s: $(grep -m 1 'soft lockup' "$tmp/console" | tr -d '\r' | sed 's/^\[[^]]*\] //')); QEMU stopped"
 		say "that is the emulated host's fault, not the guest's (docs/harness.md): run again"
@@ -690,6 +727,9 @@ lockup_s=${CSAN_HARNESS_LOCKUP_S:-120}
 # How long its console may be silent (watch_host); the init script speaks
 # every 5 s.
 silent_s=${CSAN_HARNESS_SILENT_S:-90}
+# How long a serial port of COMMAND's output may hold bytes it does not
+# send (watch_host, port_stalled); the init script looks every 5 s.
+stall_s=${CSAN_HARNESS_STALL_S:-60}
 # A boot that fell silent is tried again once (run_command).
 boot_attempt=${CSAN_HARNESS_BOOT_ATTEMPT:-1}
 given_args=("$@")
@@ -731,6 +771,8 @@ done
 	die "CSAN_HARNESS_LOCKUP_S=$lockup_s: give a whole number of seconds (default 120)"
 [[ $silent_s =~ ^[1-9][0-9]*$ ]] ||
 	die "CSAN_HARNESS_SILENT_S=$silent_s: give a whole number of seconds (default 90)"
+[[ $stall_s =~ ^[1-9][0-9]*$ ]] ||
+	die "CSAN_HARNESS_STALL_S=$stall_s: give a whole number of seconds (default 60)"
 command=("$@")
 
 check_tools

@@ -14,12 +14,12 @@ version=$("$qemu" --version | head -n 1)
 cat >"$work/qemu" <<EOQ
 #!/bin/sh
 case "\$1" in --version) echo "$version"; exit 0 ;; esac
-# The first -serial file: is the console; the pipe chardev "ctl" the
+# The file chardev "console" is the console; the pipe chardev "ctl" the
 # control port, where the init script's "started" does arrive.
 console= ctl=
 while [ \$# -gt 0 ]; do
 	case "\$1,\$2" in
-	-serial,file:*) [ -n "\$console" ] || console=\${2#file:} ;;
+	-chardev,file,id=console,path=*) console=\${2#file,id=console,path=} ;;
 	-chardev,pipe,id=ctl,path=*) ctl=\${2#pipe,id=ctl,path=} ;;
 	esac
 	shift
