@@ -42,11 +42,11 @@ static int replay(const char *path, unsigned max_lines, const char *extra, enum 
 		exit(99);
 	}
 	while ((!max_lines || n < max_lines) && fgets(line, sizeof(line), in)) {
-		linux_console_line(vm, line, strcspn(line, "\n"));
+		(void)linux_console_line(vm, line, strcspn(line, "\n"), NULL, 0);
 		n++;
 	}
 	if (extra)
-		linux_console_line(vm, extra, strlen(extra));
+		(void)linux_console_line(vm, extra, strlen(extra), NULL, 0);
 	*f = (struct verdict_facts){ .end = { .end = end } };
 	guest_findings_init(&f->seen);
 	linux_profile.summarize(vm, &f->seen, out);
