@@ -273,7 +273,12 @@ void console_flush(struct serial *s)
 	for (i = 0; i < s->nlines; i++)
 		if (s->lines[i].len)
 			line_emit(s, &s->lines[i], true);
-	/* A block cut off by the end of the run is shown as it was. */
+	/*
+	 * A block cut off by the end of the run is shown as it was.  No vCPU
+	 * runs now, so the hold cannot fill between the look and the lock.
+	 */
+	if (s->hold.n)
+		log_before_output();
 	pthread_mutex_lock(&s->lock);
 	held_show(s);
 	s->hold.spilled = false;
