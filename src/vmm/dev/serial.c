@@ -184,8 +184,10 @@ static void line_judged(struct serial *s, enum console_verdict v, const char *bu
 		if (h->spilled) {
 			line_show(s, buf, len, nl);
 		} else if (!hold_add(s, buf, len, nl, v == CONSOLE_HOLD_KEEP)) {
-			/* Too long for a block the sink can replace: show it, and the rest as it
-			 * comes. */
+			/*
+			 * Too long for a block the sink can replace: show
+			 * it, and the rest of it as it comes.
+			 */
 			line_show(s, buf, len, nl);
 			h->spilled = true;
 		}
