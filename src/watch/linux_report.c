@@ -28,6 +28,7 @@ struct linux_report_parser {
 	struct linux_report *cur; /* the open report, or NULL */
 	enum where where;
 	unsigned since_rule; /* lines since the last rule; RULE_WAIT + 1: none recent */
+	unsigned role;	     /* LINUX_ROLE_* of the last line fed */
 };
 
 int linux_report_parser_new(struct linux_report_parser **out)
@@ -386,8 +387,8 @@ static bool body_line(struct linux_report_parser *p, const char *s, const char *
 	return false;
 }
 
-int linux_report_feed(struct linux_report_parser *p, const char *line, size_t linelen,
-		      struct linux_report **out)
+static int feed(struct linux_report_parser *p, const char *line, size_t linelen,
+		struct linux_report **out)
 {
 	char buf[LINUX_REPORT_FEED_MAX + 1];
 	const char *s, *end;
@@ -406,6 +407,7 @@ int linux_report_feed(struct linux_report_parser *p, const char *line, size_t li
 		end--;
 	len = (size_t)(end - s);
 	if (is_rule(s, len)) {
+		p->role |= LINUX_ROLE_RULE;
 		/*
 		 * A closing rule may also be the opening one of the next
 		 * report, when this one lost its own closing rule.
@@ -425,6 +427,7 @@ int linux_report_feed(struct linux_report_parser *p, const char *line, size_t li
 		if (rc == LINUX_LINE_DONE || p->since_rule <= RULE_WAIT) {
 			if (open_report(p, s, len) != 0)
 				return rc == LINUX_LINE_DONE ? rc : -ENOMEM;
+			p->role |= LINUX_ROLE_TITLE;
 			p->since_rule = RULE_WAIT + 1;
 			return rc == LINUX_LINE_DONE ? rc : LINUX_LINE_INSIDE;
 		}
@@ -433,11 +436,31 @@ int linux_report_feed(struct linux_report_parser *p, const char *line, size_t li
 	if (!p->cur)
 		return LINUX_LINE_OUTSIDE;
 	p->cur->lines++;
-	if (!body_line(p, s, end))
+	if (!body_line(p, s, end)) {
 		p->cur->foreign++;
+		p->role |= LINUX_ROLE_FOREIGN;
+	}
 	if (p->cur->lines >= BLOCK_MAX)
 		return close_report(p, false, out);
 	return LINUX_LINE_INSIDE;
+}
+
+int linux_report_feed(struct linux_report_parser *p, const char *line, size_t linelen,
+		      struct linux_report **out)
+{
+	int rc;
+
+	p->role = 0;
+	rc = feed(p, line, linelen, out);
+	/* The next line may still be a title: feed() takes one RULE_WAIT lines on. */
+	if (!p->cur && p->since_rule < RULE_WAIT)
+		p->role |= LINUX_ROLE_AWAITING;
+	return rc;
+}
+
+unsigned linux_report_line_role(const struct linux_report_parser *p)
+{
+	return p->role;
 }
 
 int linux_report_flush(struct linux_report_parser *p, struct linux_report **out)

@@ -102,6 +102,18 @@ enum linux_feed {
 
 struct linux_report_parser;
 
+/*
+ * What the last line fed was to the parser (linux_report_line_role), for
+ * a console that holds a report's lines back until it knows the report
+ * is whole: bits.
+ */
+enum {
+	LINUX_ROLE_RULE = 1 << 0,     /* a rule of '=' (a report's first or last line) */
+	LINUX_ROLE_TITLE = 1 << 1,    /* a "BUG: KCSAN: " title that opened a report */
+	LINUX_ROLE_FOREIGN = 1 << 2,  /* inside an open report, but not the report's */
+	LINUX_ROLE_AWAITING = 1 << 3, /* no report open, and a title may still follow a rule */
+};
+
 /* linux_report_parser_new - an idle parser in @out.  Returns 0 or -ENOMEM. */
 int linux_report_parser_new(struct linux_report_parser **out);
 
@@ -135,6 +147,14 @@ void linux_report_parser_free(struct linux_report_parser *p);
  */
 int linux_report_feed(struct linux_report_parser *p, const char *line, size_t linelen,
 		      struct linux_report **out);
+
+/*
+ * linux_report_line_role - LINUX_ROLE_* bits for the last line
+ * linux_report_feed took; 0 before any.  A line that closed a report
+ * because a new title came (LINUX_LINE_DONE) has LINUX_ROLE_TITLE: it is
+ * the next report's first.
+ */
+unsigned linux_report_line_role(const struct linux_report_parser *p);
 
 /*
  * linux_report_flush - at the end of the console (guest exit, panic):

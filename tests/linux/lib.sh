@@ -78,20 +78,64 @@ require_linux_workload() {
 	workload_kernel
 }
 
+# The line csan-vmm puts on stdout in the place of a KCSAN block it
+# printed itself on stderr (LINUX_REPORT_NOTE, src/vmm/guest/linux/linux_guest.h).
+report_note_re='^\[csan-vmm: KCSAN report #[0-9]+ printed on stderr: .+\]$'
+
+# expect_reports_once [hw]: each report is printed once.  With a vmlinux
+# csan-vmm prints every KCSAN report Linux printed, on stderr, and stdout
+# shows one note in the place of each block: no "BUG: KCSAN:" on stdout,
+# the notes numbered 1, 2, ... in console order, as many as the reports
+# on stderr (with "hw", at least as many: the host adds the races it saw
+# alone, which have no block).  Sets $reports (the notes).
+expect_reports_once() {
+	! grep -q 'BUG: KCSAN: ' "$out" ||
+		fail "a KCSAN block is on stdout although csan-vmm printed its report: $(grep -m 1 'BUG: KCSAN: ' "$out" | tr -d '\r')"
+	reports=$(grep -cE "$report_note_re" "$out")
+	grep -E "$report_note_re" "$out" | sed 's/^\[csan-vmm: KCSAN report #\([0-9]*\) .*/\1/' |
+		awk '$1 != NR { exit 1 }' ||
+		fail "the notes on stdout are not numbered 1 to $reports in order: $(grep -E "$report_note_re" "$out" | cut -c 1-40 | tr '\n' ' ')"
+	er_on_err=$(grep -c '^BUG: KCSAN: ' "$err")
+	if [ "${1:-}" = hw ]; then
+		[ "$er_on_err" -ge "$reports" ] ||
+			fail "$reports KCSAN notes on stdout, only $er_on_err reports on stderr"
+	else
+		[ "$er_on_err" = "$reports" ] ||
+			fail "$reports KCSAN notes on stdout, $er_on_err reports on stderr"
+	fi
+}
+
+# expect_blocks_stay: with no vmlinux csan-vmm prints no report of its
+# own, so Linux's KCSAN blocks stay on stdout as Linux printed them, both
+# rules and the title each, with no note, and the summary counts them
+# (guest_findings.races_unlogged).  Sets $blocks.
+expect_blocks_stay() {
+	blocks=$(grep -c 'BUG: KCSAN: ' "$out")
+	[ "$blocks" -gt 0 ] || fail "no KCSAN block on stdout"
+	! grep -qE "$report_note_re" "$out" ||
+		fail "a note on stdout, but no vmlinux to print the report by: $(grep -m 1 -E "$report_note_re" "$out")"
+	! grep -q '^BUG: KCSAN: ' "$err" || fail "a KCSAN report on stderr with no vmlinux"
+	ebs_rules=$(tr -d '\r' <"$out" | grep -cE '(^|\] )={66}$')
+	[ "$ebs_rules" -ge $((2 * blocks)) ] ||
+		fail "$blocks KCSAN blocks on stdout but $ebs_rules rules around them"
+	expect_err "^csan-vmm: $blocks KCSAN reports? on the console, left as Linux printed them"
+}
+
 # expect_status_by_races: the run ended as csan-vmm documents a finished
 # guest: status 0 when its race summary counts no report, 1 when it
 # counts some.  Linux's own KCSAN may find a race on its way down (6.1's
 # native_stop_other_cpus() reads cpu_online_mask while the other CPUs
 # clear their bits, seen as a race at unknown origin), and every KCSAN
-# block on the console must then be a report csan-vmm counted.
+# block on the console must then be a report csan-vmm counted and
+# printed once (expect_reports_once).
 expect_status_by_races() {
-	blocks=$(grep -c 'BUG: KCSAN: ' "$out")
-	if [ "$blocks" = 0 ]; then
+	expect_reports_once
+	if [ "$reports" = 0 ]; then
 		expect_rc 0
 		expect_err '^csan-vmm: guest finished, no races reported$'
 	else
 		expect_rc 1
-		expect_err "^csan-vmm: guest finished, $blocks race reports?\$"
+		expect_err "^csan-vmm: guest finished, $reports race reports?\$"
 	fi
 }
 

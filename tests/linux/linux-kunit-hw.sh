@@ -46,7 +46,9 @@ for part in $parts; do
 	# Nothing lost: the summary counts every KCSAN block on the console
 	# plus each race the host saw that Linux did not report (those it did
 	# are merged into Linux's), and the JSON holds every report printed.
-	blocks=$(grep -c 'BUG: KCSAN: ' "$out")
+	# Each printed once: a note on stdout in each block's place.
+	expect_reports_once hw
+	blocks=$reports
 	host=$(sed -n "s/.* \([0-9]*\) host reports, \([0-9]*\) merged with Linux's own.*/\1 \2/p" "$err")
 	summary=$(sed -n 's/^csan-vmm: race summary: .* in \([0-9]*\) reports\{0,1\}, \([0-9]*\) printed.*/\1 \2/p' "$err")
 	# A part may provoke no report at all (test_at*'s cases race only

@@ -289,9 +289,33 @@ static void test_near_misses(void)
 	size_t i;
 	int rc;
 
+	/* What each line was, for a console that holds a block back (6: foreign). */
+	static const unsigned roles[] = {
+		LINUX_ROLE_RULE | LINUX_ROLE_AWAITING,
+		LINUX_ROLE_TITLE,
+		0,
+		LINUX_ROLE_FOREIGN,
+		0,
+		LINUX_ROLE_FOREIGN,
+		LINUX_ROLE_FOREIGN,
+		LINUX_ROLE_FOREIGN,
+		0,
+		LINUX_ROLE_FOREIGN,
+		0,
+		0,
+		0,
+		LINUX_ROLE_FOREIGN,
+		0,
+		0,
+		LINUX_ROLE_RULE | LINUX_ROLE_AWAITING,
+		LINUX_ROLE_AWAITING,
+	};
+
 	CHECK(linux_report_parser_new(&p) == 0);
+	CHECK_EQ_U64(linux_report_line_role(p), 0);
 	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		rc = linux_report_feed(p, lines[i], strlen(lines[i]), &r);
+		CHECK_EQ_U64(linux_report_line_role(p), roles[i]);
 		if (rc == LINUX_LINE_DONE)
 			got = r;
 		CHECK_EQ_U64(rc, i == 0 || i == 17			     ? LINUX_LINE_OUTSIDE
@@ -311,8 +335,11 @@ static void test_near_misses(void)
 	}
 	linux_report_free(got);
 	/* A title with no rule before it is someone quoting one, not a report. */
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < 8; i++) {
 		CHECK_EQ_U64(linux_report_feed(p, "some other line", 15, &r), LINUX_LINE_OUTSIDE);
+		/* The rule's wait: the title may come up to RULE_WAIT (8) lines after it. */
+		CHECK_EQ_U64(linux_report_line_role(p), i < 6 ? LINUX_ROLE_AWAITING : 0);
+	}
 	CHECK_EQ_U64(linux_report_feed(p, "BUG: KCSAN: data-race in a / b", 30, &r),
 		     LINUX_LINE_OUTSIDE);
 	CHECK(r == NULL);

@@ -56,10 +56,17 @@ int serial_init(struct serial *s, unsigned ncpus, int out_fd)
 	if (!s->lines)
 		return -ENOMEM;
 	s->nlines = ncpus;
+	s->hold.buf = malloc(SERIAL_HOLD_BYTES);
+	if (!s->hold.buf) {
+		free(s->lines);
+		s->lines = NULL;
+		return -ENOMEM;
+	}
 	r = pthread_mutex_init(&s->stream_lock, NULL);
 	if (!r)
 		r = pthread_mutex_init(&s->lock, NULL);
 	if (r) {
+		free(s->hold.buf);
 		free(s->lines);
 		s->lines = NULL;
 		return -r;
@@ -82,17 +89,150 @@ static void terminal_write(struct serial *s, const char *buf, size_t len)
 	}
 }
 
+/* Every held line out as it was, in order; the caller holds s->lock. */
+static void held_show(struct serial *s)
+{
+	struct serial_hold *h = &s->hold;
+	unsigned i;
+
+	for (i = 0; i < h->n; i++)
+		terminal_write(s, h->buf + h->line[i].off, h->line[i].len);
+	h->n = 0;
+	h->used = 0;
+}
+
+static void note_write(struct serial *s, const char *note)
+{
+	if (!note[0])
+		return;
+	terminal_write(s, note, strlen(note));
+	terminal_write(s, "\n", 1);
+}
+
+/*
+ * The held block dropped: @note where its first dropped line was (at the
+ * end when none was held: the line being judged is then the block), the
+ * kept lines in their order.  The caller holds s->lock.
+ */
+static void held_drop(struct serial *s, const char *note)
+{
+	struct serial_hold *h = &s->hold;
+	bool noted = false;
+	unsigned i;
+
+	for (i = 0; i < h->n; i++) {
+		if (h->line[i].keep) {
+			terminal_write(s, h->buf + h->line[i].off, h->line[i].len);
+		} else if (!noted) {
+			note_write(s, note);
+			noted = true;
+		}
+	}
+	if (!noted)
+		note_write(s, note);
+	h->n = 0;
+	h->used = 0;
+}
+
+/* @len bytes at @buf (and a newline if @nl) held; false when past the bound. */
+static bool hold_add(struct serial *s, const char *buf, size_t len, bool nl, bool keep)
+{
+	struct serial_hold *h = &s->hold;
+	size_t need = len + (nl ? 1 : 0);
+
+	if (h->n == SERIAL_HOLD_LINES || need > SERIAL_HOLD_BYTES - h->used)
+		return false;
+	memcpy(h->buf + h->used, buf, len);
+	if (nl)
+		h->buf[h->used + len] = '\n';
+	h->line[h->n++] = (struct serial_held){
+		.off = (uint32_t)h->used,
+		.len = (uint32_t)need,
+		.keep = keep,
+	};
+	h->used += need;
+	return true;
+}
+
+/* This line out now: after the held ones, which go first. */
+static void line_show(struct serial *s, const char *buf, size_t len, bool nl)
+{
+	held_show(s);
+	terminal_write(s, buf, len);
+	if (nl)
+		terminal_write(s, "\n", 1);
+}
+
+/* A new block begins with this line, whatever became of the last. */
+static void block_start(struct serial *s, const char *buf, size_t len, bool nl)
+{
+	s->hold.spilled = false;
+	/* The hold is empty: a line of SERIAL_LINE_MAX bytes fits. */
+	if (!hold_add(s, buf, len, nl, false))
+		line_show(s, buf, len, nl);
+}
+
+/* Do what the sink said with one line (@len bytes, plus a newline if @nl); under s->lock. */
+static void line_judged(struct serial *s, enum console_verdict v, const char *buf, size_t len,
+			bool nl, const char *note)
+{
+	struct serial_hold *h = &s->hold;
+
+	switch (v) {
+	case CONSOLE_HOLD:
+	case CONSOLE_HOLD_KEEP:
+		if (h->spilled) {
+			line_show(s, buf, len, nl);
+		} else if (!hold_add(s, buf, len, nl, v == CONSOLE_HOLD_KEEP)) {
+			/*
+			 * Too long for a block the sink can replace: show
+			 * it, and the rest of it as it comes.
+			 */
+			line_show(s, buf, len, nl);
+			h->spilled = true;
+		}
+		return;
+	case CONSOLE_DROP:
+	case CONSOLE_DROP_THEN_HOLD:
+		if (h->spilled) {
+			/* The block is out already: its end too, then the note (still true). */
+			if (v == CONSOLE_DROP)
+				line_show(s, buf, len, nl);
+			note_write(s, note);
+		} else {
+			held_drop(s, note);
+		}
+		h->spilled = false;
+		if (v == CONSOLE_DROP_THEN_HOLD)
+			block_start(s, buf, len, nl);
+		return;
+	case CONSOLE_SHOW_THEN_HOLD:
+		held_show(s);
+		block_start(s, buf, len, nl);
+		return;
+	case CONSOLE_SHOW:
+	default:
+		h->spilled = false;
+		line_show(s, buf, len, nl);
+		return;
+	}
+}
+
 static void line_emit(struct serial *s, struct serial_line *l, bool add_newline)
 {
+	enum console_verdict v = CONSOLE_SHOW;
+	char note[SERIAL_LINE_MAX];
+
 	/* Stdout may be the terminal stderr's status line is on. */
 	log_before_output();
 	pthread_mutex_lock(&s->lock);
+	note[0] = '\0';
 	if (s->line_hook)
-		s->line_hook(s->line_ctx, l->buf,
-			     l->len && l->buf[l->len - 1] == '\n' ? l->len - 1 : l->len);
-	terminal_write(s, l->buf, l->len);
-	if (add_newline)
-		terminal_write(s, "\n", 1);
+		v = s->line_hook(s->line_ctx, l->buf,
+				 l->len && l->buf[l->len - 1] == '\n' ? l->len - 1 : l->len, note,
+				 sizeof(note));
+	note[sizeof(note) - 1] = '\0';
+	line_judged(s, v, l->buf, l->len, add_newline, note);
 	pthread_mutex_unlock(&s->lock);
 	l->len = 0;
 }
@@ -135,6 +275,27 @@ void console_flush(struct serial *s)
 	for (i = 0; i < s->nlines; i++)
 		if (s->lines[i].len)
 			line_emit(s, &s->lines[i], true);
+	/*
+	 * A block cut off by the end of the run is shown as it was.  No vCPU
+	 * runs now, so the hold cannot fill between the look and the lock.
+	 */
+	if (s->hold.n)
+		log_before_output();
+	pthread_mutex_lock(&s->lock);
+	held_show(s);
+	s->hold.spilled = false;
+	pthread_mutex_unlock(&s->lock);
+}
+
+void console_show_held(struct serial *s)
+{
+	log_before_output();
+	pthread_mutex_lock(&s->lock);
+	if (s->hold.n) {
+		held_show(s);
+		s->hold.spilled = true;
+	}
+	pthread_mutex_unlock(&s->lock);
 }
 
 void serial_destroy(struct serial *s)
@@ -144,6 +305,8 @@ void serial_destroy(struct serial *s)
 	console_flush(s);
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->stream_lock);
+	free(s->hold.buf);
+	s->hold.buf = NULL;
 	free(s->lines);
 	s->lines = NULL;
 }
@@ -351,8 +514,12 @@ size_t serial_receive(struct serial *s, const uint8_t *buf, size_t len)
 static int flush_before_fault(struct vm *vm, struct vcpu *vcpu, void *ctx)
 {
 	(void)vm;
-	/* This vCPU's last words belong before the fault report. */
+	/*
+	 * This vCPU's last words belong before the fault report, and so do
+	 * the lines held for the sink (a report's block it may never close).
+	 */
 	console_flush_line(ctx, vcpu->id);
+	console_show_held(ctx);
 	return 0;
 }
 
@@ -373,9 +540,8 @@ static int destroy_at_vm_destroy(struct vm *vm, struct vcpu *vcpu, void *ctx)
 	return 0;
 }
 
-int serial_set_line_sink(struct serial *s, const char *owner,
-			 void (*fn)(void *ctx, const char *line, size_t len), void *ctx, char *why,
-			 size_t whylen)
+int serial_set_line_sink(struct serial *s, const char *owner, console_line_sink fn, void *ctx,
+			 char *why, size_t whylen)
 {
 	int r = 0;
 
@@ -386,6 +552,11 @@ int serial_set_line_sink(struct serial *s, const char *owner,
 			s->line_owner, owner);
 		r = -EBUSY;
 	} else {
+		/* What the last sink held is shown: no verdict will come for it. */
+		if (!fn) {
+			held_show(s);
+			s->hold.spilled = false;
+		}
 		s->line_hook = fn;
 		s->line_ctx = ctx;
 		s->line_owner = fn ? owner : NULL;

@@ -16,6 +16,65 @@ struct vm;
 #define SERIAL_LINE_MAX 512
 #define SERIAL_RX_MAX	64 /* bytes typed ahead of the guest's reads */
 #define SERIAL_IRQ	4  /* COM1's ISA IRQ */
+/*
+ * The most the console holds back for its line sink: a Linux KCSAN
+ * report is 30 to 60 lines (two stacks of up to 64 frames at the very
+ * most); a block longer than this is shown as it comes instead.
+ */
+#define SERIAL_HOLD_LINES 256
+#define SERIAL_HOLD_BYTES (64 * 1024)
+
+/*
+ * What the console does with a whole line its sink has seen, and with the
+ * lines it holds back for the sink: a block the sink may still replace
+ * with one line of its own (a report csan-vmm prints itself, on stderr).
+ * Whatever the verdicts, lines leave in console order and a held line is
+ * never lost: the end of the run, a fault, a new sink or a block past the
+ * bound (SERIAL_HOLD_*) shows what is held, as it was.
+ */
+enum console_verdict {
+	CONSOLE_SHOW = 0,  /* the held lines as they were, then this line */
+	CONSOLE_HOLD,	   /* held: a line of the block the sink may drop */
+	CONSOLE_HOLD_KEEP, /* held for its place; shown whatever becomes of the block */
+	/*
+	 * The block (its held lines but the kept ones, and this line) is
+	 * dropped: the sink's note, if it wrote one, takes the place of its
+	 * first line, and the kept lines follow in their order.
+	 */
+	CONSOLE_DROP,
+	CONSOLE_SHOW_THEN_HOLD, /* the held lines shown, this one held: a new block's first */
+	CONSOLE_DROP_THEN_HOLD, /* the block dropped as by DROP, this one held: a new block's first
+				 */
+};
+
+/*
+ * A line sink: sees one whole console line (@len bytes at @line, without
+ * its newline) and says what becomes of it.  With CONSOLE_DROP or
+ * CONSOLE_DROP_THEN_HOLD it may write one line, without a newline, into
+ * @note (@notelen bytes, "" on entry), shown in the dropped block's place.
+ */
+typedef enum console_verdict (*console_line_sink)(void *ctx, const char *line, size_t len,
+						  char *note, size_t notelen);
+
+/* One line held back for the sink: its bytes (newline included) in serial_hold.buf. */
+struct serial_held {
+	uint32_t off, len;
+	bool keep; /* CONSOLE_HOLD_KEEP: shown even when the block is dropped */
+};
+
+/* The lines held back for the sink, in console order; under serial.lock. */
+struct serial_hold {
+	char *buf; /* SERIAL_HOLD_BYTES */
+	size_t used;
+	unsigned n;
+	struct serial_held line[SERIAL_HOLD_LINES];
+	/*
+	 * The block went out before the sink's verdict on it (past the
+	 * bound, or a fault): its remaining lines go out as they come, and
+	 * its end shows the note after it instead of dropping it.
+	 */
+	bool spilled;
+};
 
 /*
  * One partial line per vCPU: bytes collect here until a newline, so that
@@ -41,12 +100,14 @@ struct serial {
 	struct serial_line *lines;
 	/*
 	 * Sees every whole line in console order, under the lock, without
-	 * its newline (the guest profile's console_line); NULL: nobody.
-	 * Set with serial_set_line_sink, before the vCPUs run.
+	 * its newline (the guest profile's console_line), and says whether it
+	 * is shown, held or dropped; NULL: nobody, every line shown.  Set
+	 * with serial_set_line_sink, before the vCPUs run.
 	 */
-	void (*line_hook)(void *ctx, const char *line, size_t len);
+	console_line_sink line_hook;
 	void *line_ctx;
 	const char *line_owner;
+	struct serial_hold hold;
 	/* 16550 registers the guest may write and read back. */
 	uint8_t ier, lcr, mcr, scr, dll, dlm;
 	/*
@@ -119,19 +180,27 @@ void console_flush_line(struct serial *s, unsigned cpu);
 
 /*
  * console_flush - write out every vCPU's partial line (ended with a
- * newline) at the end of the run, when no vCPU thread is running.
+ * newline), then every line held for the sink, as they were: at the end
+ * of the run, when no vCPU thread is running.
  */
 void console_flush(struct serial *s);
 
 /*
+ * console_show_held - write out the lines held for the sink now, as they
+ * were, ahead of something that must follow them (a fault report); the
+ * rest of their block goes out as it comes.  Any thread.
+ */
+void console_show_held(struct serial *s);
+
+/*
  * serial_set_line_sink - hand every whole console line from now on to
- * @fn(@ctx, line, len), on behalf of @owner; NULL @fn stops it.  Before
+ * @fn(@ctx, line, len, note, notelen), on behalf of @owner, and do with
+ * it what @fn says; NULL @fn stops it (what it held is shown).  Before
  * the vCPUs run, or after they stopped.  Returns 0, or -EBUSY when
  * another owner has the sink (both named in @why).
  */
-int serial_set_line_sink(struct serial *s, const char *owner,
-			 void (*fn)(void *ctx, const char *line, size_t len), void *ctx, char *why,
-			 size_t whylen);
+int serial_set_line_sink(struct serial *s, const char *owner, console_line_sink fn, void *ctx,
+			 char *why, size_t whylen);
 
 /*
  * serial_attach - give @vm its console UART at COM1, writing whole lines

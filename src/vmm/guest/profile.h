@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "vmm/dev/serial.h"
+
 struct elf_guest;
 struct report_log_opts;
 struct sym;
@@ -110,8 +112,12 @@ struct guest_profile {
 	/*
 	 * One whole console line (no newline), in console order, under the
 	 * console lock: may call vm_end(), must not write to the console.
+	 * Returns what the console does with it (dev/serial.h): CONSOLE_SHOW,
+	 * or holds and drops for a block the profile prints itself, with a
+	 * note in @note (@notelen bytes) in the dropped block's place.
 	 */
-	void (*console_line)(struct vm *vm, const char *line, size_t len);
+	enum console_verdict (*console_line)(struct vm *vm, const char *line, size_t len,
+					     char *note, size_t notelen);
 
 	/*
 	 * The run is switching to hardware-watchpoint mode (at start, or from

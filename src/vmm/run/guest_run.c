@@ -238,12 +238,13 @@ struct plug {
 	const struct guest_profile *prof;
 };
 
-/* Every console line to the profile, in console order (serial.c). */
-static void profile_line_hook(void *ctx, const char *line, size_t len)
+/* Every console line to the profile, in console order, and its verdict (serial.c). */
+static enum console_verdict profile_line_hook(void *ctx, const char *line, size_t len, char *note,
+					      size_t notelen)
 {
 	struct plug *p = ctx;
 
-	p->prof->console_line(p->vm, line, len);
+	return p->prof->console_line(p->vm, line, len, note, notelen);
 }
 
 /* The profile's timed work, as a supervisor tick (kvm/hooks.h). */

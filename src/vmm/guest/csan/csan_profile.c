@@ -68,20 +68,28 @@ static int csan_setup(struct vm *vm, char *why, size_t whylen)
 	return 0;
 }
 
-/* Keep the result line for --compare, which reads the guest's own timings from it. */
-static void csan_console_line(struct vm *vm, const char *line, size_t len)
+/*
+ * Keep the result line for --compare, which reads the guest's own timings
+ * from it.  Every line is shown: this guest's reports come by hypercall,
+ * not on its console.
+ */
+static enum console_verdict csan_console_line(struct vm *vm, const char *line, size_t len,
+					      char *note, size_t notelen)
 {
 	struct csan_state *cs = csan_state(vm);
 	size_t plen = sizeof(CSAN_RESULT_PREFIX) - 1;
 
+	(void)note;
+	(void)notelen;
 	if (!cs || len < plen || memcmp(line, CSAN_RESULT_PREFIX, plen))
-		return;
+		return CONSOLE_SHOW;
 	if (len > SERIAL_LINE_MAX)
 		len = SERIAL_LINE_MAX;
 	pthread_mutex_lock(&cs->result_lock);
 	memcpy(cs->result, line, len);
 	cs->result[len] = '\0';
 	pthread_mutex_unlock(&cs->result_lock);
+	return CONSOLE_SHOW;
 }
 
 static void csan_result_line(struct vm *vm, char *buf, size_t len)

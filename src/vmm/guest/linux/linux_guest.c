@@ -30,6 +30,9 @@
 #define IOAPIC_PINS	24
 #define GSI_ROUTES_MAX	(PIC_IRQS + IOAPIC_PINS)
 
+/* What every KCSAN title begins with (kernel/kcsan/report.c). */
+#define KCSAN_TITLE_LEAD "BUG: KCSAN: "
+
 struct linux_state {
 	struct linux_state_head head; /* first: linux_guest_watch() reads it */
 	struct cmos cmos;
@@ -39,6 +42,8 @@ struct linux_state {
 	struct linux_report_parser *kcsan; /* Linux's own KCSAN reports */
 	unsigned kcsan_lost;		   /* blocks that could not be records */
 	unsigned kcsan_unsymbolized;	   /* blocks counted as they are: no vmlinux */
+	unsigned kcsan_taken;		   /* blocks csan-vmm prints itself: the notes' #N */
+	bool holding;			   /* the console holds lines of a block for us */
 	bool panicked;
 	bool restarting; /* Linux said "reboot: Restarting system" */
 	char panic[SERIAL_LINE_MAX + 1];
@@ -121,11 +126,17 @@ static int linux_exit(struct vcpu *vcpu)
  * A KCSAN report Linux printed, into the report log: symbolized against
  * the vmlinux, counted, deduplicated, in the JSON.  One that cannot be a
  * record (no frame of a side in the vmlinux) is said and counted as lost.
+ * Returns true when the report log prints it (now, or in hw mode once the
+ * host's watch of the same race is done), with the note that takes the
+ * place of Linux's block on the console in @note (@notelen bytes; may be
+ * NULL).
  */
-static void kcsan_submit(struct vm *vm, struct linux_state *ls, struct linux_report *lr)
+static bool kcsan_submit(struct vm *vm, struct linux_state *ls, struct linux_report *lr, char *note,
+			 size_t notelen)
 {
 	struct linux_watch *lw = linux_guest_watch(vm);
 	struct csan_hc_report rec;
+	bool taken = false, printed;
 	char why[256];
 	int rc;
 
@@ -133,12 +144,14 @@ static void kcsan_submit(struct vm *vm, struct linux_state *ls, struct linux_rep
 	if (!vm->sym) {
 		ls->kcsan_unsymbolized++;
 		linux_report_free(lr);
-		return;
+		return false;
 	}
 	rc = linux_report_to_record(lr, vm->sym, &rec, NULL, why, sizeof(why));
 
 	/* In hw mode the host's watch of the same race may make it one report. */
-	if (!rc && !(lw && linux_watch_console_report(vm, lw, &rec)))
+	if (!rc && lw && linux_watch_console_report(vm, lw, &rec))
+		taken = true;
+	else if (!rc)
 		rc = report_log_submit(vm->reports, &rec, why, sizeof(why));
 
 	if (rc < 0) {
@@ -146,19 +159,74 @@ static void kcsan_submit(struct vm *vm, struct linux_state *ls, struct linux_rep
 		log_error("a KCSAN report on the Linux console could not be read: %s",
 			  rc == -ENOMEM ? "out of memory" : why);
 	}
+	/* 0 from the log would be a repeat counted only: a Linux log prints every one. */
+	printed = taken || rc == 1;
+	if (printed) {
+		ls->kcsan_taken++;
+		if (note)
+			snprintf(note, notelen, LINUX_REPORT_NOTE, ls->kcsan_taken,
+				 lr->title + (strncmp(lr->title, KCSAN_TITLE_LEAD,
+						      sizeof(KCSAN_TITLE_LEAD) - 1)
+						      ? 0
+						      : sizeof(KCSAN_TITLE_LEAD) - 1));
+	}
 	linux_report_free(lr);
+	return printed;
 }
 
-void linux_console_line(struct vm *vm, const char *line, size_t len)
+/*
+ * What the console does with a line, by what it was to the KCSAN parser
+ * (@rc, and its role): a report's block is held from its opening rule,
+ * and dropped for @note once the report log printed the report; anything
+ * that turns out not to be one is shown as it was.  Other CPUs' lines
+ * inside a block are held only to keep their place: they are shown.
+ */
+static enum console_verdict kcsan_verdict(struct vm *vm, struct linux_state *ls, int rc,
+					  struct linux_report *lr, char *note, size_t notelen)
 {
+	unsigned role = linux_report_line_role(ls->kcsan);
+	enum console_verdict v;
+	bool printed;
+
+	if (rc == LINUX_LINE_DONE) {
+		printed = kcsan_submit(vm, ls, lr, note, notelen);
+		if (role & LINUX_ROLE_TITLE) /* the last block lost its closing rule */
+			v = printed ? CONSOLE_DROP_THEN_HOLD : CONSOLE_SHOW_THEN_HOLD;
+		else
+			v = printed ? CONSOLE_DROP : CONSOLE_SHOW;
+	} else if (!vm->sym) {
+		/* No vmlinux: Linux's block is the only report there is. */
+		v = CONSOLE_SHOW;
+	} else if (rc == LINUX_LINE_INSIDE) {
+		v = role & LINUX_ROLE_FOREIGN ? CONSOLE_HOLD_KEEP : CONSOLE_HOLD;
+	} else if (rc == LINUX_LINE_OUTSIDE && (role & LINUX_ROLE_RULE)) {
+		/* A rule may open a report: an earlier one that did not is shown. */
+		v = ls->holding ? CONSOLE_SHOW_THEN_HOLD : CONSOLE_HOLD;
+	} else if (rc == LINUX_LINE_OUTSIDE && ls->holding && (role & LINUX_ROLE_AWAITING)) {
+		v = CONSOLE_HOLD_KEEP; /* between a rule and the title it may still get */
+	} else {
+		v = CONSOLE_SHOW;
+	}
+	ls->holding = v == CONSOLE_HOLD || v == CONSOLE_HOLD_KEEP || v == CONSOLE_SHOW_THEN_HOLD ||
+		      v == CONSOLE_DROP_THEN_HOLD;
+	return v;
+}
+
+enum console_verdict linux_console_line(struct vm *vm, const char *line, size_t len, char *note,
+					size_t notelen)
+{
+	enum console_verdict v = CONSOLE_SHOW;
 	struct linux_state *ls = state(vm);
 	struct linux_report *lr;
 	const char *p;
+	int rc;
 
 	while (len && (line[len - 1] == '\r' || line[len - 1] == '\n'))
 		len--;
-	if (ls->kcsan && linux_report_feed(ls->kcsan, line, len, &lr) == LINUX_LINE_DONE)
-		kcsan_submit(vm, ls, lr);
+	if (ls->kcsan) {
+		rc = linux_report_feed(ls->kcsan, line, len, &lr);
+		v = kcsan_verdict(vm, ls, rc, lr, note, notelen);
+	}
 	ktap_line(&ls->ktap, line, len);
 	p = memmem(line, len, LINUX_PANIC_PREFIX, sizeof(LINUX_PANIC_PREFIX) - 1);
 	if (p && !ls->panicked) {
@@ -181,6 +249,7 @@ void linux_console_line(struct vm *vm, const char *line, size_t len)
 	/* The stack and "end Kernel panic" follow the first line: end after them. */
 	if (ls->panicked && memmem(line, len, LINUX_PANIC_END, sizeof(LINUX_PANIC_END) - 1))
 		vm_end(vm, VM_END_FAULT, 0, 0);
+	return v;
 }
 
 /*
@@ -321,8 +390,9 @@ static void linux_console_end(struct vm *vm)
 	struct linux_state *ls = state(vm);
 	struct linux_report *lr;
 
+	/* Its block went to the terminal as it was (console_flush): no note. */
 	if (ls && ls->kcsan && linux_report_flush(ls->kcsan, &lr))
-		kcsan_submit(vm, ls, lr);
+		kcsan_submit(vm, ls, lr, NULL, 0);
 	if (ls)
 		linux_watch_flush(vm, ls->head.watch);
 }

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "vmm/dev/serial.h"
 #include "vmm/kvm/vm.h"
 
 struct vm;
@@ -25,6 +26,14 @@ struct linux_watch;
 #define LINUX_RESTART "reboot: Restarting system"
 
 /*
+ * The console line in place of a KCSAN block that csan-vmm printed itself
+ * on stderr: the report's number in console order and Linux's title after
+ * "BUG: KCSAN: " (which the note leaves out, so that a search for KCSAN's
+ * blocks on stdout finds none of them).
+ */
+#define LINUX_REPORT_NOTE "[csan-vmm: KCSAN report #%u printed on stderr: %s]"
+
+/*
  * linux_state_attach - the profile's state on @vm (what it reads off the
  * console, its PC devices' state), without KVM: linux_setup's first step,
  * and how a test without /dev/kvm gets a VM that reads a Linux console.
@@ -37,10 +46,15 @@ int linux_state_attach(struct vm *vm, char *why, size_t whylen);
  * linux_console_line - one whole line of Linux's console (@len bytes, no
  * newline; a trailing '\r' and a printk time stamp are allowed), in console
  * order.  Notes a panic (the run ends with status 3 at panic()'s last line,
- * the text kept for the summary) and feeds the KTAP reader.  The one place
- * where the Linux console is read: a KCSAN report parser plugs in here.
+ * the text kept for the summary), feeds the KTAP reader and the KCSAN
+ * report parser.  The one place where the Linux console is read.  Returns
+ * what the console does with the line: a KCSAN report's block is held and,
+ * once the report log printed the report (a vmlinux symbolizes it),
+ * dropped for one LINUX_REPORT_NOTE line written into @note (@notelen
+ * bytes; NULL when no console asks); everything else is shown.
  */
-void linux_console_line(struct vm *vm, const char *line, size_t len);
+enum console_verdict linux_console_line(struct vm *vm, const char *line, size_t len, char *note,
+					size_t notelen);
 
 /*
  * The head of the profile's state (vm->profile_state): what the KCSAN
