@@ -116,6 +116,16 @@ expect_report_counts() {
 	# A row that failed ends on "guest reported failure" instead.
 	[ "$rc" != 1 ] || [ "$closing" = "$guest" ] ||
 		fail "the guest sent $guest reports, csan-vmm's closing line says $closing"
+	# Which mechanism saw a report, against what the host counted: each
+	# printed report a debug register saw needs a hit of the engine's own
+	# (none in soft mode, where its line is missing), and the race summary
+	# names the debug register for some race when a report does.
+	dr_seen=$(grep -c '^Seen by: .*host debug register' "$err")
+	hw_hits=$(sum_of 's/^csan-vmm: hardware watches: .*, \([0-9][0-9]*\) hits (.*/\1/p' "$err")
+	[ "$dr_seen" -le "$hw_hits" ] ||
+		fail "$dr_seen reports say a host debug register saw them, the engine counted $hw_hits hits"
+	[ "$dr_seen" = 0 ] || grep -Eq '^csan-vmm: +[0-9]+ +[0-9.]+s +[a-z]+ +[a-z+-]*debug-register' "$err" ||
+		fail "$dr_seen reports say a host debug register saw them, the race summary names none"
 }
 
 # sum_of SED_SCRIPT FILE: the sum of the numbers SED_SCRIPT prints from FILE.
