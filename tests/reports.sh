@@ -116,6 +116,23 @@ expect_report_counts() {
 	# A row that failed ends on "guest reported failure" instead.
 	[ "$rc" != 1 ] || [ "$closing" = "$guest" ] ||
 		fail "the guest sent $guest reports, csan-vmm's closing line says $closing"
+	# What dedup muted: a repeat within the interval is counted, never a
+	# first sighting, so each race of the summary's table was printed at
+	# least once, under its own title, and the table has one row per
+	# distinct race the summary counts.
+	distinct=$(sum_of 's/^csan-vmm: race summary: \([0-9][0-9]*\) distinct race.*/\1/p' "$err")
+	rows=$(awk '/^csan-vmm: +count +first seen/ { t = 1; next }
+		t && /^csan-vmm: +[0-9]+ +[0-9.]+s / { n++; next }
+		{ t = 0 }
+		END { print n + 0 }' "$err")
+	[ "$rows" = "$distinct" ] ||
+		fail "the race summary counts $distinct distinct races, its table has $rows rows"
+	sed -n 's/^csan-vmm: \{1,\}[0-9]\{1,\} \{1,\}[0-9.]\{1,\}s \{1,\}[a-z]\{1,\} \{1,\}[a-z+-]\{1,\} \{1,\}//p' "$err" |
+		sort -u >"$work/race-rows"
+	while IFS= read -r race; do
+		grep -Fqx "BUG: KCSAN: $race" "$err" ||
+			fail "the race summary lists '$race', which no printed report has as its title"
+	done <"$work/race-rows"
 	# Which mechanism saw a report, against what the host counted: each
 	# printed report a debug register saw needs a hit of the engine's own
 	# (none in soft mode, where its line is missing), and the race summary
