@@ -51,4 +51,4 @@ for f in race_test_marked_read race_test_marked_write race_test_locked_read race
 	! grep -q "^BUG: KCSAN: .*$f" "$err" ||
 		fail "a report names $f: $(grep "^BUG: KCSAN: .*$f" "$err" | head -n 1)"
 done
-expect_err '^csan-vmm: KCSAN watchpoints followed: [1-9][0-9]* set up, [1-9][0-9]* backed by debug registers'
+expect_linux_backing
