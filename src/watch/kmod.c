@@ -42,6 +42,19 @@ static size_t ko_stem(const char *base)
 	return 0;
 }
 
+void *kmod_grow(void *items, size_t n, size_t *cap, size_t size, size_t first)
+{
+	size_t want;
+
+	if (n < *cap)
+		return items;
+	want = *cap ? 2 * *cap : first;
+	items = realloc(items, want * size);
+	if (items)
+		*cap = want;
+	return items;
+}
+
 /* nftw's callback has no context argument: the index being built. */
 static struct kmod *walking;
 
@@ -56,15 +69,10 @@ static int walk_one(const char *path, const struct stat *st, int type, struct FT
 		return FTW_SKIP_SUBTREE;
 	if (type != FTW_F || !S_ISREG(st->st_mode) || !(stem = ko_stem(base)))
 		return FTW_CONTINUE;
-	if (walking->nfiles == walking->capfiles) {
-		size_t cap = walking->capfiles ? 2 * walking->capfiles : 64;
-
-		f = realloc(walking->files, cap * sizeof(*f));
-		if (!f)
-			return FTW_STOP;
-		walking->files = f;
-		walking->capfiles = cap;
-	}
+	f = kmod_grow(walking->files, walking->nfiles, &walking->capfiles, sizeof(*f), 64);
+	if (!f)
+		return FTW_STOP;
+	walking->files = f;
 	f = &walking->files[walking->nfiles];
 	f->path = strdup(path);
 	if (!f->path)
@@ -226,15 +234,10 @@ Dwfl_Module *kmod_module_named(struct kmod *k, const char *name)
 	for (i = 0; i < k->nloaded; i++)
 		if (strcmp(k->loaded[i].name, name) == 0)
 			return k->loaded[i].mod;
-	if (k->nloaded == k->caploaded) {
-		size_t cap = k->caploaded ? 2 * k->caploaded : 16;
-
-		l = realloc(k->loaded, cap * sizeof(*l));
-		if (!l)
-			return NULL;
-		k->loaded = l;
-		k->caploaded = cap;
-	}
+	l = kmod_grow(k->loaded, k->nloaded, &k->caploaded, sizeof(*l), 16);
+	if (!l)
+		return NULL;
+	k->loaded = l;
 	l = &k->loaded[k->nloaded++];
 	snprintf(l->name, sizeof(l->name), "%s", name);
 	l->mod = NULL;

@@ -310,14 +310,9 @@ static void publish(struct kmod *k, struct kmod_placed *p)
 		if (strcmp(k->placed[i].name, p->name) == 0)
 			break;
 	if (i == k->nplaced) {
-		if (k->nplaced == k->capplaced) {
-			size_t cap = k->capplaced ? 2 * k->capplaced : 8;
-
-			if (!(arr = realloc(k->placed, cap * sizeof(*arr))))
-				goto drop;
-			k->placed = arr;
-			k->capplaced = cap;
-		}
+		if (!(arr = kmod_grow(k->placed, k->nplaced, &k->capplaced, sizeof(*arr), 8)))
+			goto drop;
+		k->placed = arr;
 		k->nplaced++;
 	} else {
 		/* An unwind may hold the old table: kept until kmod_free. */

@@ -93,4 +93,12 @@ enum orc_format kmod_vmlinux_orc_format(struct sym *sym);
 /* Free the placed modules (kmod_free). */
 void kmod_placed_free(struct kmod *k);
 
+/*
+ * kmod_grow - room for one more in the array @items (@n of *@cap used,
+ * @size bytes each): the array itself while it has room, else the array
+ * doubled (@first entries the first time) and *@cap raised.  Returns
+ * NULL, with @items and *@cap untouched, when memory runs out.
+ */
+void *kmod_grow(void *items, size_t n, size_t *cap, size_t size, size_t first);
+
 #endif /* CSAN_WATCH_KMOD_PRIV_H */

@@ -59,6 +59,17 @@ static int check_count;
 		}                                                               \
 	} while (0)
 
+/*
+ * check_case_done - after the checks of one case of a table, begun when
+ * check_failures was @before: name the case when one of them failed, so
+ * the file:line of a loop's check says which case it was.
+ */
+static inline void check_case_done(const char *name, int before)
+{
+	if (check_failures != before)
+		fprintf(stderr, "  (in case \"%s\")\n", name);
+}
+
 static inline int check_exit_status(const char *name)
 {
 	printf("%s: %d checks, %d failed\n", name, check_count, check_failures);

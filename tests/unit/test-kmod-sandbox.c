@@ -11,49 +11,16 @@
 #include "watch/kmod.h"
 #include "watch/sym.h"
 #include "check.h"
+#include "../watch/kmod-guest.h"
+#include "../watch/watch-test.h"
 
 /*
  * kmod_refresh runs where the unwinder does, on the trapping vCPU's
  * thread, whose seccomp allow-list refuses what it does not list (a
  * refused call ends the process with status 2): loading a .ko there must
- * keep to it.  The module list is a fake guest memory, as in test-kmod.
+ * keep to it.  The module list is test-kmod's fake guest memory.
  */
-#define KO_DIR "tests/watch/kmods"
-#define G_HEAD 0xffffffff82000000ull
-#define G_MOD  0xffff888000100000ull
-#define G_BASE 0xffffffffa0000000ull
-
-static const struct kmod_guest_layout layout = {
-	.modules = G_HEAD,
-	.off_list = 8,
-	.off_state = 0,
-	.off_name = 24,
-	.off_base = 0x140,
-	.off_text_size = 0x14c,
-};
-
-static bool gread(void *ctx, uint64_t a, uint64_t *v)
-{
-	static const char name[16] = "kmod_fixture";
-
-	(void)ctx;
-	if (a == G_HEAD)
-		*v = G_MOD + 8;
-	else if (a == G_MOD + 8)
-		*v = G_HEAD;
-	else if (a == G_MOD + 24 || a == G_MOD + 32)
-		memcpy(v, name + (a - G_MOD - 24), 8);
-	else if (a == G_MOD + 0x140)
-		*v = G_BASE;
-	else if (a == G_MOD + 0x14c)
-		*v = 0x1000;
-	else if (a >= G_MOD && a < G_MOD + 0x200)
-		*v = 0;
-	else
-		return false;
-	return true;
-}
-
+static struct gmem g;
 static int placed = -1, lines;
 static struct sym_frame fr[SYM_MAX_FRAMES];
 
@@ -66,7 +33,7 @@ static void *vcpu_thread(void *arg)
 		fprintf(stderr, "test-kmod-sandbox: %s\n", why);
 		return NULL;
 	}
-	placed = kmod_refresh(sym, gread, NULL);
+	placed = kmod_refresh(sym, gmem_read, &g);
 	/* A soft-mode frame's lookup opens the .ko's DWARF: here too. */
 	lines = sym_lookup(sym, G_BASE + 1, 0, fr, SYM_MAX_FRAMES);
 	if (lines > 0 && fr[0].line > 0)
@@ -77,20 +44,19 @@ static void *vcpu_thread(void *arg)
 int main(void)
 {
 	struct kmod_opts o = { .dir = KO_DIR };
-	char why[256], path[4096];
-	const char *top = getenv("top_srcdir");
+	char why[256];
 	struct sym *sym;
 	pthread_t t;
 	int n;
 
-	snprintf(path, sizeof(path), "%s/tests/watch/symtest.elf", top && *top ? top : ".");
 	if (sandbox_prepare(why, sizeof(why)) != 0) {
 		printf("SKIP: %s\n", why);
 		return 77;
 	}
-	CHECK(sym_open(path, &sym, why, sizeof(why)) == 0);
+	CHECK(sym_open(symtest_path(), &sym, why, sizeof(why)) == 0);
 	CHECK(kmod_attach(sym, &o, why, sizeof(why)) == 0);
-	CHECK(kmod_set_guest_layout(sym, &layout) == 0);
+	CHECK(kmod_set_guest_layout(sym, &gmem_layout) == 0);
+	gmem_module_list(&g, G_BASE);
 	CHECK(pthread_create(&t, NULL, vcpu_thread, sym) == 0);
 	pthread_join(t, NULL);
 	CHECK_EQ_U64(placed, 1);

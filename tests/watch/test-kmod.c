@@ -13,10 +13,8 @@
 #include "watch/orc.h"
 #include "watch/sym.h"
 #include "../unit/check.h"
+#include "kmod-guest.h"
 #include "watch-test.h"
-
-/* Built by make from tests/watch/kmod-fixture.c (an ET_REL file, as a .ko is). */
-#define KO_DIR "tests/watch/kmods"
 
 static int notes;
 static char last_note[512];
@@ -128,74 +126,11 @@ static void test_report(struct sym *sym)
 	linux_report_parser_free(p);
 }
 
-/* --- hw mode: a module list in a fake guest memory -------------------------- */
+/* --- hw mode: a module list in a fake guest memory (kmod-guest.c) ---------- */
 
-#define G_HEAD	   0xffffffff82000000ull /* the list head "modules" */
-#define G_MOD	   0xffff888000100000ull /* the struct module */
-#define G_BASE	   0xffffffffa0000000ull /* its core_layout.base */
 #define G_STACK	   0xffffc90000010000ull
 #define G_RET	   0xffffffff81000010ull /* a return address into "vmlinux" */
 #define G_VML_TEXT 0xffffffff81000000ull
-
-static const struct kmod_guest_layout glayout = {
-	.modules = G_HEAD,
-	.off_list = 8,
-	.off_state = 0,
-	.off_name = 24,
-	.off_base = 0x140,
-	.off_text_size = 0x14c,
-};
-
-struct gmem {
-	uint64_t addr[64], val[64];
-	unsigned n;
-};
-
-static void gput(struct gmem *g, uint64_t a, uint64_t v)
-{
-	unsigned i;
-
-	for (i = 0; i < g->n && g->addr[i] != a; i++)
-		;
-	if (i == g->n)
-		g->n++;
-	g->addr[i] = a;
-	g->val[i] = v;
-}
-
-static bool gread(void *ctx, uint64_t a, uint64_t *v)
-{
-	struct gmem *g = ctx;
-	unsigned i;
-
-	for (i = 0; i < g->n; i++)
-		if (g->addr[i] == a) {
-			*v = g->val[i];
-			return true;
-		}
-	/* Unset struct module bytes read as zero; anything else is unmapped. */
-	if (a >= G_MOD && a < G_MOD + 0x200) {
-		*v = 0;
-		return true;
-	}
-	return false;
-}
-
-/* A list holding one live module "kmod_fixture" at @base. */
-static void guest_list(struct gmem *g, uint64_t base)
-{
-	char name[16] = "kmod_fixture";
-	uint64_t w;
-
-	gput(g, G_HEAD, G_MOD + glayout.off_list);
-	gput(g, G_MOD + glayout.off_list, G_HEAD);
-	memcpy(&w, name, 8);
-	gput(g, G_MOD + glayout.off_name, w);
-	memcpy(&w, name + 8, 8);
-	gput(g, G_MOD + glayout.off_name + 8, w);
-	gput(g, G_MOD + glayout.off_base, base);
-	gput(g, G_MOD + glayout.off_text_size, 0x1000);
-}
 
 /* fixture_outer's value in the .ko's symbol table: its offset in .text. */
 static uint64_t ko_symbol(const char *want)
@@ -244,11 +179,11 @@ static void test_guest(struct sym *sym)
 	CHECK(off > 0 || ko_symbol("mid") > 0); /* the symbols were read */
 	CHECK(!kmod_pc_known(sym, at));
 	/* symtest.elf has no module list: nothing to read. */
-	CHECK_EQ_U64(kmod_refresh(sym, gread, &g), (uint64_t)-ENOENT);
-	CHECK_EQ_U64(kmod_set_guest_layout(sym, &glayout), 0);
-	guest_list(&g, G_BASE);
-	CHECK_EQ_U64(kmod_refresh(sym, gread, &g), 1);
-	CHECK_EQ_U64(kmod_refresh(sym, gread, &g), 0); /* unchanged: nothing new */
+	CHECK_EQ_U64(kmod_refresh(sym, gmem_read, &g), (uint64_t)-ENOENT);
+	CHECK_EQ_U64(kmod_set_guest_layout(sym, &gmem_layout), 0);
+	gmem_module_list(&g, G_BASE);
+	CHECK_EQ_U64(kmod_refresh(sym, gmem_read, &g), 1);
+	CHECK_EQ_U64(kmod_refresh(sym, gmem_read, &g), 0); /* unchanged: nothing new */
 	CHECK(kmod_pc_known(sym, at + 1));
 	/* The guest's address symbolizes as the module's function. */
 	n = sym_lookup(sym, at + 1, 0, fr, SYM_MAX_FRAMES);
@@ -268,15 +203,15 @@ static void test_guest(struct sym *sym)
 	memset(&r, 0, sizeof(r));
 	r.rip = at;
 	r.rsp = G_STACK;
-	gput(&g, G_STACK, G_RET);
-	n = orc_unwind(vml, &r, gread, &g, kmod_orc_at, sym, pcs, 8, &res);
+	gmem_put(&g, G_STACK, G_RET);
+	n = orc_unwind(vml, &r, gmem_read, &g, kmod_orc_at, sym, pcs, 8, &res);
 	CHECK_EQ_U64(n, 2);
 	CHECK_EQ_U64(pcs[1], G_RET);
 	CHECK_EQ_U64(res.end, ORC_END_STACK);
 	orc_free(vml);
 	/* Unloaded and loaded again elsewhere: the old place no longer holds it. */
-	guest_list(&g, G_BASE + 0x100000);
-	CHECK_EQ_U64(kmod_refresh(sym, gread, &g), 1);
+	gmem_module_list(&g, G_BASE + 0x100000);
+	CHECK_EQ_U64(kmod_refresh(sym, gmem_read, &g), 1);
 	CHECK(!kmod_pc_known(sym, at + 1));
 	CHECK(kmod_pc_known(sym, at + 0x100000 + 1));
 	CHECK(kmod_orc_at(sym, at) == NULL);

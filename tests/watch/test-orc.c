@@ -130,145 +130,134 @@ static void build_stack(struct mem *m, struct csan_regs *r)
 	r->rbp = 0x2222000ull; /* the leaf does not use it for its frame */
 }
 
-static void test_full_walk(struct orc_table *t)
-{
-	struct mem m;
-	struct csan_regs r;
-	struct orc_result res;
-	uint64_t pcs[16];
-	int n;
+/*
+ * One walk: build_stack's stack and registers, changed as the case says,
+ * and what orc_unwind must find there.
+ */
+struct walk_case {
+	const char *name;
+	uint64_t rip, rsp, rbp, r10; /* 0: as build_stack leaves it */
+	struct {
+		uint64_t at, val;
+	} put[3];	 /* stack words to change (at 0: none) */
+	unsigned max;	 /* PCs asked for; 0: 16 */
+	int n;		 /* PCs found */
+	uint64_t pc[5];	 /* pcs[i] (0: not checked) */
+	int end;	 /* res.end, or -1: not checked (nothing walked) */
+	const char *why; /* in res.why, or NULL */
+};
 
-	build_stack(&m, &r);
-	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res);
-	CHECK_EQ_U64(n, 5);
-	CHECK_EQ_U64(pcs[0], LEAF + 5);
-	CHECK_EQ_U64(pcs[1], MID + 0x10);
-	CHECK_EQ_U64(pcs[2], ENTRY + 8);
-	CHECK_EQ_U64(pcs[3], TASKFN + 0x10);
-	CHECK_EQ_U64(pcs[4], TASK_TOP + 8);
-	CHECK_EQ_U64(res.end, ORC_END_STACK);
+#define NOT_CHECKED (-1)
 
+static const struct walk_case walks[] = {
+	/* The whole chain, from the IRQ stack through the pt_regs to the task's end. */
+	{ .name = "full walk",
+	  .n = 5,
+	  .pc = { LEAF + 5, MID + 0x10, ENTRY + 8, TASKFN + 0x10, TASK_TOP + 8 },
+	  .end = ORC_END_STACK },
 	/* @max cuts the walk and says so. */
-	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 3, &res);
-	CHECK_EQ_U64(n, 3);
-	CHECK_EQ_U64(res.end, ORC_END_FULL);
-
+	{ .name = "max cuts the walk", .max = 3, .n = 3, .end = ORC_END_FULL },
 	/* Just at the leaf's push (before it): the CFA is SP + 8. */
-	put(&m, S + 8, MID + 0x10);
-	r.rip = LEAF;
-	r.rsp = S + 8;
-	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res);
-	CHECK_EQ_U64(n, 5);
-	CHECK_EQ_U64(pcs[1], MID + 0x10);
-}
-
-static void test_stops(struct orc_table *t)
-{
-	struct mem m;
-	struct csan_regs r;
-	struct orc_result res;
-	uint64_t pcs[16];
-	int n;
+	{ .name = "at the leaf's push",
+	  .rip = LEAF,
+	  .rsp = S + 8, /* build_stack's return address into MID is there */
+	  .n = 5,
+	  .pc = { 0, MID + 0x10 },
+	  .end = NOT_CHECKED },
 
 	/* An IP outside the table: not ORC's to walk. */
-	build_stack(&m, &r);
-	r.rip = 0xffffffffa0001000ull; /* module text */
-	CHECK_EQ_U64(orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res), 0);
-	r.rip = LEAF - 1;
-	CHECK_EQ_U64(orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res), 0);
-	r.rip = TEXT_END + 4; /* a terminator: no information */
-	CHECK_EQ_U64(orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res), 0);
+	{ .name = "IP in module text", .rip = 0xffffffffa0001000ull, .end = NOT_CHECKED },
+	{ .name = "IP before the table", .rip = LEAF - 1, .end = NOT_CHECKED },
+	{ .name = "IP at a terminator (no information)", .rip = TEXT_END + 4, .end = NOT_CHECKED },
+	/* A return address into module text: kept, then the walk stops. */
+	{ .name = "return address into module text",
+	  .put = { { S + 8, 0xffffffffa0001234ull } },
+	  .n = 2,
+	  .pc = { 0, 0xffffffffa0001234ull },
+	  .end = ORC_END_NO_ORC },
+	/* A stack that cannot be read stops it, naming the address. */
+	{ .name = "unreadable stack",
+	  .rsp = 0x1000,
+	  .n = 1,
+	  .end = ORC_END_ERROR,
+	  .why = "0x1008" },
+	/* A pt_regs from user mode ends the kernel stack there. */
+	{ .name = "pt_regs from user mode",
+	  .put = { { PT + 8 * 17, 0x33 } },
+	  .n = 3,
+	  .end = ORC_END_USER },
+	/* A terminator entry (no information) is an error, not an end. */
+	{ .name = "return address at a terminator",
+	  .put = { { S + 8, TEXT_END + 0x20 } },
+	  .n = 2,
+	  .end = ORC_END_ERROR },
+	/* A return address that sends the stack downwards is refused. */
+	{ .name = "stack going the wrong way",
+	  /* the leaf's saved %rbp: TASKFN's CFA is below the SP */
+	  .put = { { S + 8, TASKFN + 0x10 }, { S, S - 0x100 } },
+	  .n = 2,
+	  .end = ORC_END_ERROR,
+	  .why = "wrong way" },
+
+	/* Registers ORC needs: known at the trap, lost after a call frame. */
+	{ .name = "CFA in %r10 at the trap",
+	  .rip = VIA_R10 + 4,
+	  .r10 = S + 8, /* the CFA is %r10 itself (no offset): the return address at S */
+	  .put = { { S, TASK_TOP + 8 } },
+	  .n = 2,
+	  .pc = { 0, TASK_TOP + 8 },
+	  .end = ORC_END_STACK },
+	/* The same function reached through a call: %r10 is unknown there. */
+	{ .name = "CFA in %r10 after a call",
+	  .put = { { S + 8, VIA_R10 + 4 } },
+	  .n = 2,
+	  .end = ORC_END_ERROR,
+	  .why = "lost" },
+
+	/* An iret frame: IP and SP from it, %rbp kept from the trap's registers. */
+	{ .name = "iret frame",
+	  .rip = PARTIAL + 2,
+	  .rsp = S,
+	  .rbp = B1,
+	  /* iret frame: ip, cs, flags, sp, ss */
+	  .put = { { S, TASKFN + 0x10 }, { S + 8, 0x10 }, { S + 24, T } },
+	  .n = 3,
+	  .pc = { 0, TASKFN + 0x10, TASK_TOP + 8 },
+	  .end = ORC_END_STACK },
+};
+
+static void test_walks(struct orc_table *t)
+{
+	size_t i, k;
+
+	for (i = 0; i < sizeof(walks) / sizeof(walks[0]); i++) {
+		const struct walk_case *c = &walks[i];
+		int before = check_failures, n;
+		struct orc_result res;
+		struct csan_regs r;
+		uint64_t pcs[16];
+		struct mem m;
+
+		build_stack(&m, &r);
+		r.rip = c->rip ? c->rip : r.rip;
+		r.rsp = c->rsp ? c->rsp : r.rsp;
+		r.rbp = c->rbp ? c->rbp : r.rbp;
+		r.r10 = c->r10 ? c->r10 : r.r10;
+		for (k = 0; k < sizeof(c->put) / sizeof(c->put[0]) && c->put[k].at; k++)
+			put(&m, c->put[k].at, c->put[k].val);
+		n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, c->max ? c->max : 16, &res);
+		CHECK_EQ_U64(n, c->n);
+		for (k = 0; k < sizeof(c->pc) / sizeof(c->pc[0]) && (int)k < n; k++)
+			if (c->pc[k])
+				CHECK_EQ_U64(pcs[k], c->pc[k]);
+		if (c->end != NOT_CHECKED)
+			CHECK_EQ_U64(res.end, c->end);
+		if (c->why)
+			CHECK_CONTAINS(res.why, c->why);
+		check_case_done(c->name, before);
+	}
 	CHECK(!orc_covers(t, TEXT_END + 0x10000));
 	CHECK(orc_covers(t, TASKFN + 3));
-
-	/* A return address into module text: kept, then the walk stops. */
-	build_stack(&m, &r);
-	put(&m, S + 8, 0xffffffffa0001234ull);
-	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res);
-	CHECK_EQ_U64(n, 2);
-	CHECK_EQ_U64(pcs[1], 0xffffffffa0001234ull);
-	CHECK_EQ_U64(res.end, ORC_END_NO_ORC);
-
-	/* A stack that cannot be read stops it, naming the address. */
-	build_stack(&m, &r);
-	r.rsp = 0x1000;
-	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res);
-	CHECK_EQ_U64(n, 1);
-	CHECK_EQ_U64(res.end, ORC_END_ERROR);
-	CHECK_CONTAINS(res.why, "0x1008");
-
-	/* A pt_regs from user mode ends the kernel stack there. */
-	build_stack(&m, &r);
-	put(&m, PT + 8 * 17, 0x33);
-	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res);
-	CHECK_EQ_U64(n, 3);
-	CHECK_EQ_U64(res.end, ORC_END_USER);
-
-	/* A terminator entry (no information) is an error, not an end. */
-	build_stack(&m, &r);
-	put(&m, S + 8, TEXT_END + 0x20);
-	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res);
-	CHECK_EQ_U64(n, 2);
-	CHECK_EQ_U64(res.end, ORC_END_ERROR);
-
-	/* A return address that sends the stack downwards is refused. */
-	build_stack(&m, &r);
-	put(&m, S + 8, TASKFN + 0x10);
-	put(&m, S, S - 0x100); /* the leaf's saved %rbp: TASKFN's CFA is below the SP */
-	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res);
-	CHECK_EQ_U64(n, 2);
-	CHECK_EQ_U64(res.end, ORC_END_ERROR);
-	CHECK_CONTAINS(res.why, "wrong way");
-}
-
-/* Registers ORC needs: known at the trap, lost after a call frame. */
-static void test_registers(struct orc_table *t)
-{
-	struct mem m;
-	struct csan_regs r;
-	struct orc_result res;
-	uint64_t pcs[16];
-	int n;
-
-	build_stack(&m, &r);
-	r.rip = VIA_R10 + 4;
-	r.r10 = S + 8; /* the CFA is %r10 itself (no offset): the return address at S */
-	put(&m, S, TASK_TOP + 8);
-	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res);
-	CHECK_EQ_U64(n, 2);
-	CHECK_EQ_U64(pcs[1], TASK_TOP + 8);
-	CHECK_EQ_U64(res.end, ORC_END_STACK);
-
-	/* The same function reached through a call: %r10 is unknown there. */
-	build_stack(&m, &r);
-	put(&m, S + 8, VIA_R10 + 4);
-	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res);
-	CHECK_EQ_U64(n, 2);
-	CHECK_EQ_U64(res.end, ORC_END_ERROR);
-	CHECK_CONTAINS(res.why, "lost");
-}
-
-/* An iret frame: IP and SP from it, %rbp kept from the trap's registers. */
-static void test_partial(struct orc_table *t)
-{
-	struct mem m;
-	struct csan_regs r;
-	struct orc_result res;
-	uint64_t pcs[16];
-	int n;
-
-	build_stack(&m, &r);
-	r.rip = PARTIAL + 2;
-	r.rsp = S;
-	r.rbp = B1;
-	put(&m, S, TASKFN + 0x10); /* iret frame: ip, cs, flags, sp, ss */
-	put(&m, S + 8, 0x10);
-	put(&m, S + 24, T);
-	n = orc_unwind(t, &r, mem_read, &m, NULL, NULL, pcs, 16, &res);
-	CHECK_EQ_U64(n, 3);
-	CHECK_EQ_U64(pcs[1], TASKFN + 0x10);
-	CHECK_EQ_U64(pcs[2], TASK_TOP + 8);
-	CHECK_EQ_U64(res.end, ORC_END_STACK);
 }
 
 /* The newer layout (.orc_header kernels): type:3 with an explicit end type. */
@@ -312,10 +301,7 @@ int main(void)
 				   TEXT_END + 0x100, &t),
 		     0);
 	CHECK_EQ_U64(orc_entries(t), NROWS);
-	test_full_walk(t);
-	test_stops(t);
-	test_registers(t);
-	test_partial(t);
+	test_walks(t);
 	orc_free(t);
 	test_v2();
 

@@ -3,13 +3,12 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 
 #include <linux/kvm.h>
 
 #include "csan/pvh.h"
-#include "vmm/dev/acpi.h"
 #include "vmm/image/boot.h"
+#include "vmm/image/boot_common.h"
 #include "vmm/image/bzimage.h"
 #include "vmm/kvm/vm.h"
 #include "vmm/kvm/x86.h"
@@ -23,7 +22,7 @@
 
 _Static_assert(BOOT_PD_GPA + BOOT_PD_TABLES * 0x1000 <= 0x10000,
 	       "boot_params and page tables in the low 64 KiB Linux reserves");
-_Static_assert(BOOT_GDT_GPA + 5 * 8 <= BOOT_MEMMAP_GPA, "the 64-bit GDT before the memory map");
+_Static_assert(BOOT_SEL_TSS64 / 8 < BOOT_GDT_ENTRIES, "the 64-bit GDT before the memory map");
 
 /*
  * The 64-bit entry's segments: "__BOOT_CS and __BOOT_DS, 4G flat", CS a
@@ -42,19 +41,6 @@ static const struct kvm_segment tss64 = {
 	.limit = X86_TSS32_LIMIT, .selector = BOOT_SEL_TSS64, .type = X86_SEG_TYPE_TSS32_BUSY,
 	.present = 1,
 };
-
-/* The descriptor for @s (SDM Vol. 3A, 3.4.5), so the GDT matches the loaded state. */
-static uint64_t descriptor(const struct kvm_segment *s)
-{
-	uint32_t limit = s->g ? s->limit >> 12 : s->limit;
-	uint64_t d = (limit & 0xffffu) | (s->base & 0xffffffu) << 16;
-
-	d |= (uint64_t)s->type << 40 | (uint64_t)s->s << 44 | (uint64_t)s->dpl << 45;
-	d |= (uint64_t)s->present << 47 | (uint64_t)(limit >> 16 & 0xfu) << 48;
-	d |= (uint64_t)s->l << 53 | (uint64_t)s->db << 54 | (uint64_t)s->g << 55;
-	d |= (s->base >> 24 & 0xffu) << 56;
-	return d;
-}
 
 /* Where the kernel's memory ends while it boots: the initrd goes above. */
 static uint64_t kernel_end(const struct bzimage *bz)
@@ -155,33 +141,22 @@ static int write_boot_params(struct vm *vm, const struct bzimage *bz, const char
 
 static int set_entry_state(int vcpu_fd, uint8_t *ram)
 {
-	const uint64_t gdt[] = { 0, 0, descriptor(&code64), descriptor(&data64), descriptor(&tss64) };
-	struct kvm_regs regs = {
-		.rflags = X86_RFLAGS_FIXED, /* IF clear */
-		.rip = BOOT_BZ_LOAD_GPA + BZ_ENTRY64_OFFSET,
-		.rsi = BOOT_PARAMS_GPA,
+	const struct boot_entry e = {
+		.code = &code64,
+		.data = &data64,
+		.tss = &tss64,
+		.cr0 = X86_CR0_PE | X86_CR0_ET | X86_CR0_PG,
+		.cr3 = BOOT_PML4_GPA,
+		.cr4 = X86_CR4_PAE,
+		.efer = X86_EFER_LME | X86_EFER_LMA,
+		.regs = {
+			.rflags = X86_RFLAGS_FIXED, /* IF clear */
+			.rip = BOOT_BZ_LOAD_GPA + BZ_ENTRY64_OFFSET,
+			.rsi = BOOT_PARAMS_GPA,
+		},
 	};
-	struct kvm_sregs sregs;
 
-	memcpy(ram + BOOT_GDT_GPA, gdt, sizeof(gdt));
-	if (ioctl(vcpu_fd, KVM_GET_SREGS, &sregs) < 0)
-		return -errno;
-	sregs.cs = code64;
-	sregs.ds = sregs.es = sregs.fs = sregs.gs = sregs.ss = data64;
-	sregs.tr = tss64;
-	sregs.gdt.base = BOOT_GDT_GPA;
-	sregs.gdt.limit = sizeof(gdt) - 1;
-	sregs.idt.base = 0;
-	sregs.idt.limit = 0; /* an exception before the kernel's lidt is a clean triple fault */
-	sregs.cr3 = BOOT_PML4_GPA;
-	sregs.cr4 = X86_CR4_PAE;
-	sregs.cr0 = X86_CR0_PE | X86_CR0_ET | X86_CR0_PG;
-	sregs.efer = X86_EFER_LME | X86_EFER_LMA;
-	if (ioctl(vcpu_fd, KVM_SET_SREGS, &sregs) < 0)
-		return -errno;
-	if (ioctl(vcpu_fd, KVM_SET_REGS, &regs) < 0)
-		return -errno;
-	return 0;
+	return boot_enter(vcpu_fd, ram, &e);
 }
 
 int boot_bzimage(struct vm *vm, const struct bzimage *bz, const char *cmdline,
@@ -194,13 +169,9 @@ int boot_bzimage(struct vm *vm, const struct bzimage *bz, const char *cmdline,
 	if (r)
 		return r;
 	memcpy(vm->ram + BOOT_BZ_LOAD_GPA, bz->data + bz->info.kernel_offset, bz->info.kernel_size);
-	r = acpi_build(vm->ram, vm->ram_size, vm->ncpus, vm->pc_platform, &rsdp);
-	if (r) {
-		snprintf(why, whylen,
-			 "cannot place ACPI tables for %u vCPUs in %#" PRIx64 " bytes of RAM",
-			 vm->ncpus, vm->ram_size);
+	r = boot_acpi(vm, &rsdp, why, whylen);
+	if (r)
 		return r;
-	}
 	memset(vm->ram + CSAN_BOOT_DATA_BASE, 0, CSAN_BOOT_DATA_END - CSAN_BOOT_DATA_BASE);
 	r = write_boot_params(vm, bz, cmdline, initrd, rsdp, why, whylen);
 	if (r)

@@ -41,45 +41,71 @@ static bool readable(const char *path)
 }
 
 /*
- * The vmlinux of the bzImage at @path, into @out: the places a kernel
- * developer's or a distribution's files put it.  @looked lists the places
- * tried.  Returns whether one was found.
+ * One place a vmlinux may be, for the bzImage whose real path is @real
+ * and file name @base (a tail of @real): written into @cand (@len
+ * bytes); false where the place does not apply to this bzImage.
+ */
+typedef bool vmlinux_place(const char *real, const char *base, char *cand, size_t len);
+
+/* A kernel build tree: make leaves vmlinux at its top. */
+static bool in_build_tree(const char *real, const char *base, char *cand, size_t len)
+{
+	size_t n = strlen(real), tail = strlen(BUILD_TREE_TAIL);
+
+	(void)base;
+	if (n <= tail || strcmp(real + n - tail, BUILD_TREE_TAIL) != 0)
+		return false;
+	snprintf(cand, len, "%.*s/vmlinux", (int)(n - tail), real);
+	return true;
+}
+
+/* A directory holding a kernel's files side by side. */
+static bool beside_it(const char *real, const char *base, char *cand, size_t len)
+{
+	snprintf(cand, len, "%.*svmlinux", (int)(base - real), real);
+	return true;
+}
+
+/* An installed distribution kernel and its debug package. */
+static bool in_debug_package(const char *real, const char *base, char *cand, size_t len)
+{
+	(void)real;
+	if (strncmp(base, VMLINUZ_PREFIX, strlen(VMLINUZ_PREFIX)) != 0)
+		return false;
+	snprintf(cand, len, DEBUG_VMLINUX_FMT, base + strlen(VMLINUZ_PREFIX));
+	return true;
+}
+
+/*
+ * The vmlinux of the bzImage at @path, into @out: the first of the places
+ * a kernel developer's or a distribution's files put it that holds an
+ * ELF.  @looked lists the places tried.  Returns whether one was found.
  */
 static bool find_vmlinux(const char *path, char *out, size_t outlen, char *looked,
 			 size_t lookedlen)
 {
+	static vmlinux_place *const places[] = { in_build_tree, beside_it, in_debug_package };
 	char real[PATH_MAX], cand[sizeof(((struct kernel_symbols_note *)0)->found)];
 	const char *base, *slash;
-	size_t n, used = 0;
-	bool found = false;
+	size_t used = 0, i;
 
 	if (!realpath(path, real))
 		snprintf(real, sizeof(real), "%s", path);
-	n = strlen(real);
 	slash = strrchr(real, '/');
 	base = slash ? slash + 1 : real;
 	looked[0] = '\0';
-#define TRY(...)                                                                                   \
-	do {                                                                                       \
-		snprintf(cand, sizeof(cand), __VA_ARGS__);                                         \
-		if (!found && used < lookedlen)                                                    \
-			used += (size_t)snprintf(looked + used, lookedlen - used, "%s%.*s",        \
-						 used ? ", " : "", PATH_MAX / 4, cand);            \
-		if (!found && readable(cand) && is_elf(cand)) {                                    \
-			snprintf(out, outlen, "%s", cand);                                         \
-			found = true;                                                              \
-		}                                                                                  \
-	} while (0)
-	/* A kernel build tree: make leaves vmlinux at its top. */
-	if (n > strlen(BUILD_TREE_TAIL) && strcmp(real + n - strlen(BUILD_TREE_TAIL), BUILD_TREE_TAIL) == 0)
-		TRY("%.*s/vmlinux", (int)(n - strlen(BUILD_TREE_TAIL)), real);
-	/* A directory holding a kernel's files side by side. */
-	TRY("%.*svmlinux", (int)(base - real), real);
-	/* An installed distribution kernel and its debug package. */
-	if (strncmp(base, VMLINUZ_PREFIX, strlen(VMLINUZ_PREFIX)) == 0)
-		TRY(DEBUG_VMLINUX_FMT, base + strlen(VMLINUZ_PREFIX));
-#undef TRY
-	return found;
+	for (i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
+		if (!places[i](real, base, cand, sizeof(cand)))
+			continue;
+		if (used < lookedlen)
+			used += (size_t)snprintf(looked + used, lookedlen - used, "%s%.*s",
+						 used ? ", " : "", PATH_MAX / 4, cand);
+		if (readable(cand) && is_elf(cand)) {
+			snprintf(out, outlen, "%s", cand);
+			return true;
+		}
+	}
+	return false;
 }
 
 /*
