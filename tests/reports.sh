@@ -80,7 +80,8 @@ allow_unknown_origin() {
 # are at least MIN, and as many as the race summaries say were printed.
 # Sets $nreports.
 expect_reports() {
-	verdict=$(CSAN_REPORT_SHAPES=$report_shapes awk -f "$top_srcdir/tests/reports.awk" "$err")
+	verdict=$(CSAN_REPORT_SHAPES=$report_shapes CSAN_REPORT_TASK_RULE=cpu+1 \
+		awk -f "$top_srcdir/tests/reports.awk" "$err")
 	vrc=$?
 	nreports=$(printf '%s\n' "$verdict" | sed -n 's/^reports=//p')
 	[ "$vrc" = 0 ] || fail "reports that the row does not allow:
