@@ -20,6 +20,13 @@ n=1000000 cpus=2
 if ldd "$VMM" 2>/dev/null | grep -q libtsan; then
 	n=$((n / 20))
 fi
+# An ASan build in the emulated host served 200,000 within the 280 s in a
+# quiet suite, and 121,493 beside other tests' emulated hosts (timed out,
+# status 4): a count the machine's load decides is no check of counting.
+# A quarter, still far past any buffer; its own leak checker watches memory.
+if [ "${CSAN_TEST_ENV:-direct}" = emuhost ] && ldd "$VMM" 2>/dev/null | grep -q libasan; then
+	n=$((n / 4))
+fi
 run_helper report-flood $n $cpus
 expect_out '^rc=1$'
 expect_out "^report-flood: sent $n reports\$"
