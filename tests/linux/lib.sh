@@ -199,8 +199,8 @@ expect_linux_backing() {
 	lb_backed=$(sum_of "s/$lb_line/\\2/p" "$err")
 	lb_left=$(sed -n "s/$lb_line/\\3 \\4 \\5 \\6/p" "$err" | awk '{ n += $1 + $2 + $3 + $4 } END { print n + 0 }')
 	lb_reports=$(sum_of "s/$lb_line/\\7/p" "$err")
-	lb_armed=$(sum_of 's/^csan-vmm: hardware watches: \([0-9][0-9]*\) armed, .*/\1/p' "$err")
-	lb_hits=$(sum_of 's/^csan-vmm: hardware watches: .*, \([0-9][0-9]*\) hits (.*/\1/p' "$err")
+	lb_armed=$(engine_count armed)
+	lb_hits=$(engine_count hits)
 	echo "KCSAN watchpoints: $lb_setup set up, $lb_backed backed, $lb_left left; engine: $lb_armed armed, $lb_hits hits; $lb_reports host reports"
 	[ "$lb_setup" = $((lb_backed + lb_left)) ] ||
 		fail "$lb_setup KCSAN watchpoints set up, but $lb_backed backed and $lb_left left for a stated reason"
