@@ -146,23 +146,6 @@ ktap_cases() {
 	tr -d '\r' <"$2" | sed -n "s/^ \{4\}$1 [0-9][0-9]* \(test_[a-z0-9_]*\)\$/\1/p"
 }
 
-# pass_alone CASE ARGS...: KUnit case CASE, which failed in a longer run,
-# passes when run again on its own (csan-vmm ARGS), within five runs.
-# Each case waits a fixed time for KCSAN's own report, and on a loaded
-# machine the emulated host can run it out in either mode: beside a CI
-# run's emulated hosts test_assert_exclusive_access_writer failed alone 3
-# of 3 times in soft mode and 2 of 3 in hw mode (docs/BENCHMARKS.md).
-pass_alone() {
-	pa_case=$1
-	shift
-	for pa_try in 1 2 3 4 5; do
-		run_linux "$@" -a "kunit.filter_glob=kcsan.$pa_case kunit_shutdown=reboot"
-		grep -q '^linux kunit: kcsan: 1 passed, 0 failed, 0 skipped$' "$err" && break
-		echo "$pa_case run alone ($pa_try): $(grep '^linux kunit:' "$err")"
-	done
-	expect_err '^linux kunit: kcsan: 1 passed, 0 failed, 0 skipped$'
-}
-
 # run_linux_once ARGS...: csan-vmm --cpus=$linux_cpus ARGS VMLINUX, once.
 run_linux_once() {
 	timeout "$VMM_WALL_LIMIT" "$VMM" --cpus="$linux_cpus" --memory=512M \
