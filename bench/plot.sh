@@ -27,7 +27,7 @@ awk -v d="$d" '
 	/^fast path: .* instructions per access workload=/ {
 		w = $NF; sub(/^workload=/, "", w); print "\"" w ",\\nfast path\"", $3 + 0 > (d "/instr") }
 	/^ThreadSanitizer: .* instructions per access workload=/ {
-		w = $NF; sub(/^workload=/, "", w); print "\"" w ",\\nThreadSanitizer\"", $2 + 0 > (d "/instr") }
+		w = $NF; sub(/^workload=/, "", w); print "\"" w ",\\nlibtsan\"", $2 + 0 > (d "/instr") }
 	/^[a-z-]+: uninstrumented, .* instructions per instrumented access/ {
 		w = $1; sub(/:$/, "", w); print "\"" w ",\\nthe workload itself\"", $3 + 0 > (d "/instr") }
 	/^slowdown:   instrumented, default/ { print "\"soft, default knobs\\n/ uninstrumented\"", $NF + 0 > (d "/cost") }
