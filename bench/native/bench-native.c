@@ -2,7 +2,6 @@
 #include <err.h>
 #include <getopt.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
