@@ -1,12 +1,24 @@
 #!/bin/sh
 # bench/native.sh: `make bench-native`: the runtime's cost on this machine's CPUs.
-# $1: the bench-native binary.  Wall-clock slowdowns (median of 11 rounds,
-# threads = cores), then instruction counts under callgrind, which are exact
-# and repeatable on a noisy machine: per instrumented access on the fast path
-# (sampling off) and per watchpoint set up (the delay left out).
+# $1: the bench-native binary; $2: bench-native-tsan, the same workloads
+# under gcc's ThreadSanitizer, or empty when configure found it cannot be
+# built or run here, $3 saying why.  Wall-clock slowdowns (median of 11
+# rounds, threads = cores, the peer in every round), then instruction
+# counts under callgrind, which are exact and repeatable on a noisy
+# machine: per instrumented access on the fast path (sampling off) and per
+# watchpoint set up (the delay left out), and the same for the peer: per
+# access in libtsan's entry points, and the whole run against the
+# uninstrumented one.
 set -e
-bin=$1
+bin=$1 tsan=${2:-} tsan_why=${3:-}
 test -x "$bin" || { echo "bench/native.sh: no $bin; run make bench-native" >&2; exit 1; }
+if [ -n "$tsan" ]; then
+	test -x "$tsan" || { echo "bench/native.sh: no $tsan; run make bench-native" >&2; exit 1; }
+	set -- --tsan="$tsan"
+else
+	echo "bench-native: no ThreadSanitizer peer, tsan=n/a: ${tsan_why:-not built}"
+	set --
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -32,11 +44,19 @@ cg() { # $1: workload, $2: fast|setup, $3: knobs; prints the profile's name
 	echo "$tmp/$1-$2.out"
 }
 
-"$bin" --rounds=11 | tee "$tmp/wall"
+cg_tsan() { # $1: workload, $2: iterations; one thread; prints the profile's name
+	echo "$1 $2 1" | valgrind --tool=callgrind --callgrind-out-file="$tmp/$1-tsan.out" \
+		"$tsan" >/dev/null 2>"$tmp/$1-tsan.err" || { cat "$tmp/$1-tsan.err" >&2; exit 1; }
+	echo "$tmp/$1-tsan.out"
+}
+
+# A failed run (a report in the race-free workloads, from either sanitizer) fails the script.
+{ "$bin" --rounds=11 "$@" || echo $? >"$tmp/failed"; } | tee "$tmp/wall"
+[ ! -e "$tmp/failed" ] || { echo "bench/native.sh: bench-native failed (status $(cat "$tmp/failed"))" >&2; exit 1; }
 have_valgrind=yes
 command -v valgrind >/dev/null || have_valgrind=no
 for w in dense kernel-like; do
-	line=$(grep "workload=$w\$" "$tmp/wall")
+	line=$(grep "^native slowdown workload=$w " "$tmp/wall")
 	if [ $have_valgrind = no ]; then
 		{ echo "$line"; echo "fast path: not counted: valgrind not installed (Debian package valgrind) workload=$w"; } >>"$tmp/summary"
 		continue
@@ -69,6 +89,21 @@ for w in dense kernel-like; do
 		printf "%s: watchpoint set-up, %d instructions each (delay excluded)\n", w, s ? (c - d) / s : 0 }'
 	{ echo "$line"; awk -v n="$calls" -v c="$cost" -v w="$w" 'BEGIN {
 		printf "fast path: %.1f instructions per access workload=%s\n", n ? c / n : 0, w }'; } >>"$tmp/summary"
+	[ -n "$tsan" ] || continue
+	# The peer on the same run: its plain and volatile accesses go through
+	# __tsan_readN/writeN (it does not tell volatile apart); its atomics are
+	# the locks', which the csan build leaves uninstrumented, so they count
+	# in the whole run's instructions but not per access.
+	p=$(cg_tsan "$w" 200000)
+	set -- $(callee_cost "$p" '^__tsan_(unaligned_)?(read|write)[0-9]+$')
+	tcalls=$1 tcost=$2
+	set -- $(callee_cost "$p" "^bench_${fn}_tsan\$")
+	ticost=$2
+	echo "$w: ThreadSanitizer: $tcalls accesses, $tcost instructions in the entry points"
+	awk -v i="$ticost" -v p="$pcost" -v w="$w" 'BEGIN {
+		printf "%s: instructions, ThreadSanitizer / uninstrumented: %.2fx\n", w, p ? i / p : 0 }'
+	awk -v n="$tcalls" -v c="$tcost" -v w="$w" 'BEGIN {
+		printf "ThreadSanitizer: %.1f instructions per access workload=%s\n", n ? c / n : 0, w }' >>"$tmp/summary"
 done
-# The figures last, two lines per workload.
+# The figures last, two or three lines per workload.
 cat "$tmp/summary"

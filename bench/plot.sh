@@ -4,7 +4,7 @@
 # checking cost ratios in the emulated host, time to the first report per
 # zoo row and mode, the selftest boot time three ways, and symbolizer
 # throughput.  Reads the bench scripts' own summary lines (bench-native's
-# native slowdown, fast path: and uninstrumented lines, sym-bench:,
+# native slowdown, fast path:, ThreadSanitizer: and uninstrumented lines, sym-bench:,
 # slowdown:, hw-cost:, ttfr:, boot-time:); a panel whose lines are
 # missing says so instead of plotting.
 # Usage: plot.sh RESULTS-FILE OUTPUT.png
@@ -17,12 +17,17 @@ trap 'rm -rf "$d"' EXIT
 
 # One data file per panel: "label value [value]" lines, labels quoted.
 awk -v d="$d" '
-	/^native slowdown default=/ {
-		def = $3; sub(/^default=/, "", def); nos = $4; sub(/^nosample=/, "", nos)
-		w = $5; sub(/^workload=/, "", w)
-		print "\"" w ", default\"", def + 0 > (d "/native"); print "\"" w ", no sampling\"", nos + 0 > (d "/native") }
+	/^native slowdown workload=/ {
+		w = $3; sub(/^workload=/, "", w); def = $4; sub(/^default=/, "", def)
+		nos = $5; sub(/^nosample=/, "", nos); tsan = $6; sub(/^tsan=/, "", tsan)
+		print "\"" w ",\\ndefault\"", def + 0 > (d "/native")
+		print "\"" w ",\\nno sampling\"", nos + 0 > (d "/native")
+		# n/a when the peer could not run here: no bar rather than a zero.
+		if (tsan ~ /^[0-9.]+x$/) print "\"" w ",\\nThreadSanitizer\"", tsan + 0 > (d "/native") }
 	/^fast path: .* instructions per access workload=/ {
 		w = $NF; sub(/^workload=/, "", w); print "\"" w ",\\nfast path\"", $3 + 0 > (d "/instr") }
+	/^ThreadSanitizer: .* instructions per access workload=/ {
+		w = $NF; sub(/^workload=/, "", w); print "\"" w ",\\nlibtsan\"", $2 + 0 > (d "/instr") }
 	/^[a-z-]+: uninstrumented, .* instructions per instrumented access/ {
 		w = $1; sub(/:$/, "", w); print "\"" w ",\\nthe workload itself\"", $3 + 0 > (d "/instr") }
 	/^slowdown:   instrumented, default/ { print "\"soft, default knobs\\n/ uninstrumented\"", $NF + 0 > (d "/cost") }
@@ -56,7 +61,7 @@ bars() { # bars FILE TITLE YLABEL LABEL-FORMAT [log]
 	echo 'set style fill solid 0.6 border -1; set boxwidth 0.6; set grid ytics'
 	# Room for two-line tick labels below, and for the value labels above.
 	echo 'set bmargin 5; set offsets 0, 0, graph 0.12, 0'
-	bars native "The runtime natively (make bench-native): slowdown against uninstrumented" "slowdown (x)" "%.2fx"
+	bars native "The runtime natively, ThreadSanitizer beside it (make bench-native): slowdown against uninstrumented" "slowdown (x)" "%.2fx"
 	bars instr "Instructions per instrumented access (callgrind, bench-native)" "instructions" "%.1f"
 	bars cost "Checking cost in the emulated host (TCG-dominated)" "slowdown (x)" "%.2fx"
 	if [ -f "$d/ttfr.missing" ]; then

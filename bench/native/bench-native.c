@@ -1,8 +1,7 @@
-/* bench-native.c: what the runtime costs on real hardware: slowdown of two workloads. */
+/* bench-native.c: what the runtime costs on real hardware, beside ThreadSanitizer. */
 #include <err.h>
 #include <getopt.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,52 +11,25 @@
 #include "guest/include/csan.h"
 #include "guest/runtime/internal.h"
 #include "native/native.h"
+#include "peer.h"
 #include "workloads.h"
 
 /*
  * Each workload is built twice in this one binary (workload-plain.c,
  * workload-instr.c), and the instrumented one runs with two knob sets:
  * KCSAN's defaults, and sampling off (no watchpoint is ever set up: the
- * fast path alone, KCSAN's "no watchpoints" figure).  Rounds run the
- * three variants back to back, so a noisy neighbour hits all three
- * alike, and the ratio of each round is taken before the median.
+ * fast path alone, KCSAN's "no watchpoints" figure).  With --tsan=PATH
+ * a fourth variant is the peer: the same workloads built for gcc's
+ * ThreadSanitizer, a program of its own (bench-tsan.c) that runs on
+ * request.  Rounds run the variants back to back, so a noisy neighbour
+ * hits them all alike, and the ratio of each round is taken before the
+ * median.
  *
  * --callgrind=plain|fast|setup runs one variant once, single-threaded,
  * for bench/native.sh to count instructions under valgrind
  * --tool=callgrind: uninstrumented, sampling off, or a watchpoint every
  * few accesses.
  */
-
-/* Lock i % BENCH_LOCKS guards the workloads' shared data (lock 0 the dense one's table). */
-#define BENCH_LOCKS 64
-static struct {
-	int word;
-} __attribute__((aligned(64))) locks[BENCH_LOCKS];
-
-/*
- * Test-and-test-and-set, as a kernel's simplest spinlock; uninstrumented.
- * A kernel's holder is never preempted, a thread here may be: on a busy
- * machine spinning for its whole time slice would measure the
- * scheduler, so a waiter yields after a while.
- */
-void bench_lock(unsigned int i)
-{
-	int *w = &locks[i % BENCH_LOCKS].word;
-	unsigned int spins = 0;
-
-	while (__atomic_exchange_n(w, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(w, __ATOMIC_RELAXED)) {
-			if (++spins % 1024 == 0)
-				sched_yield();
-			else
-				__builtin_ia32_pause();
-		}
-}
-
-void bench_unlock(unsigned int i)
-{
-	__atomic_store_n(&locks[i % BENCH_LOCKS].word, 0, __ATOMIC_RELEASE);
-}
 
 typedef uint64_t (*workload_fn)(unsigned int cpu, unsigned int iterations);
 
@@ -150,19 +122,37 @@ static double median(double *v, unsigned int n)
 
 #define MAX_ROUNDS 64
 
-static void bench_wall(const struct workload *w, unsigned int rounds, unsigned int ncpus)
+/* A timed run of the ThreadSanitizer peer; its failures end the benchmark. */
+static double peer_timed_run(struct peer *tsan, const struct workload *w, unsigned int iterations,
+			     unsigned int ncpus, uint64_t *cpu_ns)
 {
-	double def[MAX_ROUNDS], nos[MAX_ROUNDS], plain_s[MAX_ROUNDS];
-	double cdef[MAX_ROUNDS], cnos[MAX_ROUNDS];
-	double min_p = 1e9, min_d = 1e9, min_n = 1e9;
+	char why[512];
+	double t;
+
+	if (peer_run(tsan, w->name, iterations, ncpus, &t, cpu_ns, why, sizeof(why)) < 0)
+		errx(1, "the ThreadSanitizer peer failed: %s", why);
+	return t;
+}
+
+/* @tsan: the peer, or NULL when it is not measured. */
+static void bench_wall(const struct workload *w, unsigned int rounds, unsigned int ncpus,
+		       struct peer *tsan)
+{
+	double def[MAX_ROUNDS], nos[MAX_ROUNDS], tsn[MAX_ROUNDS], plain_s[MAX_ROUNDS];
+	double cdef[MAX_ROUNDS], cnos[MAX_ROUNDS], ctsn[MAX_ROUNDS];
+	double min_p = 1e9, min_d = 1e9, min_n = 1e9, min_t = 1e9;
 	const uint32_t skip = csan_control.skip_watch;
+	char tsan_fig[3][32];
+	uint64_t tsan_cpu;
 	unsigned int r;
 
 	/* One untimed run of each, so page faults and frequency ramps are behind us. */
 	timed_run(w->plain, w->iterations / 10, ncpus);
 	timed_run(w->instr, w->iterations / 10, ncpus);
+	if (tsan)
+		peer_timed_run(tsan, w, w->iterations / 10, ncpus, &tsan_cpu);
 	for (r = 0; r < rounds; r++) {
-		double tp, td, tn, cp, cd;
+		double tp, td, tn, tt = 0, cp, cd;
 
 		tp = timed_run(w->plain, w->iterations, ncpus);
 		cp = (double)run_cpu_ns;
@@ -179,33 +169,55 @@ static void bench_wall(const struct workload *w, unsigned int rounds, unsigned i
 		min_p = tp < min_p ? tp : min_p;
 		min_d = td < min_d ? td : min_d;
 		min_n = tn < min_n ? tn : min_n;
+		if (tsan) {
+			tt = peer_timed_run(tsan, w, w->iterations, ncpus, &tsan_cpu);
+			tsn[r] = tt / tp;
+			ctsn[r] = (double)tsan_cpu / cp;
+			min_t = tt < min_t ? tt : min_t;
+		}
 		printf("%s round %u: plain %.1f ms, default %.1f ms (%.2fx), nosample %.1f ms "
-		       "(%.2fx)\n",
+		       "(%.2fx)",
 		       w->name, r + 1, tp * 1e3, td * 1e3, def[r], tn * 1e3, nos[r]);
+		if (tsan)
+			printf(", tsan %.1f ms (%.2fx)", tt * 1e3, tsn[r]);
+		printf("\n");
 		fflush(stdout);
 	}
 	set_sampling(true, skip);
 	printf("%s: %u threads, %u iterations each, median plain %.1f ms, %u rounds\n", w->name,
 	       ncpus, w->iterations, median(plain_s, rounds) * 1e3, rounds);
+	/* Without the peer its figures read n/a, never a number that was not measured. */
+	if (tsan) {
+		snprintf(tsan_fig[0], sizeof(tsan_fig[0]), "%.2fx", min_t / min_p);
+		snprintf(tsan_fig[1], sizeof(tsan_fig[1]), "%.2fx", median(ctsn, rounds));
+		snprintf(tsan_fig[2], sizeof(tsan_fig[2]), "%.2fx", median(tsn, rounds));
+	} else {
+		for (r = 0; r < 3; r++)
+			snprintf(tsan_fig[r], sizeof(tsan_fig[r]), "n/a");
+	}
 	/*
 	 * Cross-checks for a busy machine, where others' work lands on some
 	 * runs and not on others: the fastest run of each variant, and the
 	 * threads' own CPU time.  The wall-clock median is the figure.
 	 */
-	printf("%s: fastest runs default=%.2fx nosample=%.2fx; thread CPU time default=%.2fx "
-	       "nosample=%.2fx (medians)\n",
-	       w->name, min_d / min_p, min_n / min_p, median(cdef, rounds), median(cnos, rounds));
-	printf("native slowdown default=%.2fx nosample=%.2fx workload=%s\n", median(def, rounds),
-	       median(nos, rounds), w->name);
+	printf("%s: fastest runs default=%.2fx nosample=%.2fx tsan=%s; thread CPU time "
+	       "default=%.2fx nosample=%.2fx tsan=%s (medians)\n",
+	       w->name, min_d / min_p, min_n / min_p, tsan_fig[0], median(cdef, rounds),
+	       median(cnos, rounds), tsan_fig[1]);
+	printf("native slowdown workload=%s default=%.2fx nosample=%.2fx tsan=%s\n", w->name,
+	       median(def, rounds), median(nos, rounds), tsan_fig[2]);
 	fflush(stdout);
 }
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: bench-native [--rounds=N] [--threads=N] [--workload=dense|kernel-like]\n"
-		   "                    [--iterations=N] [--callgrind=plain|fast|setup]\n"
+		   "                    [--iterations=N] [--tsan=PATH] "
+		   "[--callgrind=plain|fast|setup]\n"
 		   "Wall-clock slowdown of the guest runtime built natively (see "
 		   "docs/BENCHMARKS.md).\n"
+		   "--tsan=PATH runs the same workloads under ThreadSanitizer in PATH\n"
+		   "(bench-native-tsan) in every round as well; without it, tsan=n/a.\n"
 		   "--callgrind runs one instrumented run on one thread for bench/native.sh.\n");
 }
 
@@ -217,12 +229,14 @@ int main(int argc, char **argv)
 		{ "workload", required_argument, NULL, 'w' },
 		{ "iterations", required_argument, NULL, 'i' },
 		{ "callgrind", required_argument, NULL, 'c' },
+		{ "tsan", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int rounds = 5, ncpus = (unsigned int)sysconf(_SC_NPROCESSORS_ONLN), iters = 0;
-	const char *only = NULL, *callgrind = NULL;
+	const char *only = NULL, *callgrind = NULL, *tsan_path = NULL;
 	struct native_opts no = { 0 };
+	struct peer tsan;
 	char why[512];
 	unsigned int i;
 	int c, rc;
@@ -234,6 +248,7 @@ int main(int argc, char **argv)
 		case 'w': only = optarg; break;
 		case 'i': iters = (unsigned int)strtoul(optarg, NULL, 0); break;
 		case 'c': callgrind = optarg; break;
+		case 's': tsan_path = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -242,6 +257,10 @@ int main(int argc, char **argv)
 		errx(2, "--rounds=%u: want 1 to %d", rounds, MAX_ROUNDS);
 	if (ncpus < 1 || ncpus > CSAN_MAX_CPUS)
 		errx(2, "--threads=%u: want 1 to %d", ncpus, CSAN_MAX_CPUS);
+	if (tsan_path && callgrind)
+		errx(2, "--tsan and --callgrind: callgrind counts the csan runtime only");
+	if (tsan_path && peer_start(&tsan, tsan_path, why, sizeof(why)) < 0)
+		errx(1, "cannot start the ThreadSanitizer peer: %s", why);
 	rc = native_open(&no, why, sizeof(why));
 	if (rc < 0)
 		errx(1, "cannot symbolize reports: %s", why);
@@ -255,7 +274,7 @@ int main(int argc, char **argv)
 		if (iters)
 			w->iterations = iters;
 		if (!callgrind) {
-			bench_wall(w, rounds, ncpus);
+			bench_wall(w, rounds, ncpus, tsan_path ? &tsan : NULL);
 			continue;
 		}
 		if (strcmp(callgrind, "plain") == 0) {
@@ -272,6 +291,10 @@ int main(int argc, char **argv)
 	if (rc)
 		fprintf(stderr,
 			"bench-native: the workloads are race-free, yet there were reports\n");
+	if (tsan_path && peer_stop(&tsan, why, sizeof(why)) < 0) {
+		fprintf(stderr, "bench-native: the ThreadSanitizer peer: %s\n", why);
+		rc = 1;
+	}
 	native_close(true);
 	return rc;
 }

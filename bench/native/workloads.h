@@ -3,11 +3,12 @@
 #define CSAN_BENCH_NATIVE_WORKLOADS_H
 
 /*
- * workload-plain.c and workload-instr.c include this with WORKLOAD_NAME
- * set to their suffix: the same source, compiled without and with
- * -fsanitize=thread, gives bench_dense_plain() and bench_dense_instr(),
- * and so on.  The locks are bench-native.c's, uninstrumented, as a
- * kernel's spinlocks are to the code under test.
+ * workload-plain.c, workload-instr.c and workload-tsan.c include this
+ * with WORKLOAD_NAME set to their suffix: the same source, compiled
+ * without -fsanitize=thread, with it for the csan runtime, and with it
+ * for libtsan, gives bench_dense_plain(), bench_dense_instr() and
+ * bench_dense_tsan(), and so on.  The locks are lock.c's (its comment
+ * says why the TSan program's are instrumented and the others' not).
  */
 #include <stdint.h>
 
@@ -21,6 +22,9 @@ uint64_t bench_dense_plain(unsigned int cpu, unsigned int iterations);
 uint64_t bench_dense_instr(unsigned int cpu, unsigned int iterations);
 uint64_t bench_kernel_plain(unsigned int cpu, unsigned int iterations);
 uint64_t bench_kernel_instr(unsigned int cpu, unsigned int iterations);
+/* Only in bench-native-tsan (bench-tsan.c), which cannot share a program with the runtime. */
+uint64_t bench_dense_tsan(unsigned int cpu, unsigned int iterations);
+uint64_t bench_kernel_tsan(unsigned int cpu, unsigned int iterations);
 
 #ifdef WORKLOAD_NAME
 #define BENCH_LOCK()   bench_lock(0)
