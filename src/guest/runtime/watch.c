@@ -153,14 +153,13 @@ static size_t hw_window(struct csan_cpu *c, const struct csan_watch *w, uintptr_
 {
 	const uintptr_t start = (uintptr_t)w->ptr, end = start + w->size;
 	const uintptr_t grid = start & ~(uintptr_t)7;
+	const uint32_t windows = (uint32_t)((end - grid + CSAN_HW_REACH - 1) / CSAN_HW_REACH);
 	uintptr_t from, to;
 
 	*addr = start;
 	if (w->size <= CSAN_HW_REACH)
 		return w->size;
-	from = grid + (uintptr_t)csan_random(c, (uint32_t)((end - grid + CSAN_HW_REACH - 1) /
-							     CSAN_HW_REACH)) *
-			      CSAN_HW_REACH;
+	from = grid + (uintptr_t)csan_random(c, windows) * CSAN_HW_REACH;
 	to = from + CSAN_HW_REACH;
 	*addr = from > start ? from : start;
 	return (to < end ? to : end) - *addr;

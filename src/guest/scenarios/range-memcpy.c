@@ -1,4 +1,4 @@
-/* range-memcpy.c: zoo: a 64-byte struct overwritten by memcpy() while another CPU stores a field. */
+/* range-memcpy.c: zoo: a 64-byte struct overwritten by memcpy() while another CPU stores in it. */
 #include <csan/abi.h>
 
 #include "csan.h"

@@ -1,4 +1,4 @@
-/* range-uninstr.c: zoo: a 64-byte struct memcpy'd whole while uninstrumented code stores its last field. */
+/* range-uninstr.c: zoo: a 64-byte struct copied while uninstrumented code stores in it. */
 #include <csan/abi.h>
 
 #include "csan.h"
