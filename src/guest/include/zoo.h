@@ -69,6 +69,13 @@ struct zoo_row {
 	 * that expects a report, as any report fails one that expects none.
 	 */
 	unsigned int also_kinds;
+	/*
+	 * The row's racing writes are instrumented and sit inside the
+	 * watched bytes, so in hw mode a debug register or the soft
+	 * watchpoint always names them: a one-sided report (ZOO_ONE_SIDED)
+	 * fails the row in hw mode even when also_kinds accepts it in soft.
+	 */
+	bool hw_knows_writer;
 };
 
 #define ZOO_KIND(kind) (1u << (kind))

@@ -128,15 +128,53 @@ static enum csan_value_change judge_consumed(const struct csan_watch *w)
  * this CPU) trap as well.  The soft watchpoint stays in place: the two
  * see different things and the host merges what both saw.
  */
-static void hw_arm(struct csan_watch *w)
+/*
+ * Four debug registers, each an aligned span of at most 8 bytes: the
+ * most of one access the host can watch at once.
+ */
+#define CSAN_HW_REACH 32
+
+/*
+ * Which bytes of a wide access the debug registers watch.  The soft
+ * watchpoint covers the whole access whatever happens here, so every
+ * instrumented access that runs into it is found in hw mode as in soft
+ * mode; the registers are for what it cannot see (uninstrumented code,
+ * this CPU's interrupt handlers), which may touch any byte.  Always the
+ * first 32 bytes left the rest of a 64-byte struct (its last fields, say)
+ * never hardware-watched.  So a wide access is cut into 32-byte windows
+ * on the 8-byte grid (each four aligned registers' worth), and each
+ * watch backs one of them, drawn at random: every byte of the access is
+ * hardware-watched in one watch of every ceil(size / 32) on average,
+ * with no state kept between watches.  An access of 32 bytes or fewer
+ * is asked for whole (the host covers what its free registers reach).
+ * Returns the bytes asked for, from *@addr.
+ */
+static size_t hw_window(struct csan_cpu *c, const struct csan_watch *w, uintptr_t *addr)
 {
-	size_t covered = w->size;
-	uint32_t status = csan_port_hw_arm((uintptr_t)w->ptr, &covered, w->type, &w->hw_ticket);
+	const uintptr_t start = (uintptr_t)w->ptr, end = start + w->size;
+	const uintptr_t grid = start & ~(uintptr_t)7;
+	const uint32_t windows = (uint32_t)((end - grid + CSAN_HW_REACH - 1) / CSAN_HW_REACH);
+	uintptr_t from, to;
+
+	*addr = start;
+	if (w->size <= CSAN_HW_REACH)
+		return w->size;
+	from = grid + (uintptr_t)csan_random(c, windows) * CSAN_HW_REACH;
+	to = from + CSAN_HW_REACH;
+	*addr = from > start ? from : start;
+	return (to < end ? to : end) - *addr;
+}
+
+static void hw_arm(struct csan_cpu *c, struct csan_watch *w)
+{
+	uintptr_t addr;
+	size_t covered = hw_window(c, w, &addr);
+	uint32_t status = csan_port_hw_arm(addr, &covered, w->type, &w->hw_ticket);
 
 	switch (status) {
 	case CSAN_HW_ARMED:
 		csan_counter_inc(CSAN_COUNTER_HW_ARMED);
-		/* Too few debug registers for all of it: the rest is soft only. */
+		/* A window of it, or too few free registers: the rest is soft only. */
 		if (covered < w->size)
 			csan_counter_inc(CSAN_COUNTER_HW_PARTIAL);
 		break;
@@ -168,7 +206,7 @@ static bool watch(struct csan_cpu *c, struct csan_ctx *ctx, uint64_t *wp, struct
 	w->old_value = csan_read_value(w->ptr, w->size);
 	/* Armed after the read and disarmed before the re-read: the watcher's own reads never trap. */
 	if (hw)
-		hw_arm(w);
+		hw_arm(c, w);
 	delay_access(c, w->type);
 	hw_disarm(w);
 	w->new_value = csan_read_value(w->ptr, w->size);

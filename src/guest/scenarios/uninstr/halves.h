@@ -19,6 +19,15 @@ void writer_assert_uninstr_buggy_writer(uint64_t v);
 extern uint64_t uninstr_origin_val;
 void uninstr_origin_writer(uint64_t v);
 
+/* range-uninstr: a 64-byte struct and the writer of its last field. */
+struct range_uninstr_obj {
+	uint64_t seq;
+	uint64_t field[6];
+	uint64_t tail;
+};
+extern struct range_uninstr_obj range_uninstr_obj;
+void range_uninstr_store(uint64_t v);
+
 /* irq-same-cpu-uninstr: the timer hook, writing this CPU's slot. */
 struct irq_slot {
 	uint64_t val;
