@@ -87,22 +87,23 @@ watch_ports() {
 	done
 }
 
-# watch_lost_state: the emulated host's known fault (docs/harness.md,
+# lost_state_watch: the emulated host's known fault (docs/harness.md,
 # "Known faults"): QEMU's TCG emulation of SVM now and then loses a nested
 # guest's state, and that guest then runs, exits or triple-faults at an
 # address in this kernel's own kvm modules, where it has no code.  kvm's
 # kvm_exit tracepoint, filtered to exits at such an address (a compare per
-# exit), records it; the first lines go to the control port as
-# "lost-state ...", and emuhost says the run was the emulated host's
-# fault.  The addresses are kvm's and kvm_amd's from /proc/modules, or
-# /.emuhost/lost-state-range ("LOW HIGH", emuhost's --lost-state-range,
-# which its test uses to point the same watch at the guest's own code).
-watch_lost_state() {
-	t=/sys/kernel/tracing
+# exit), records it.  The addresses are kvm's and kvm_amd's from
+# /proc/modules, or /.emuhost/lost-state-range ("LOW HIGH", from
+# CSAN_HARNESS_LOST_STATE_RANGE, which the harness's test uses to point
+# the same watch at the guest's own code).  Turned on before the command
+# starts; lost_state_said then says what it caught.
+lost_state_trace=/sys/kernel/tracing
+lost_state_watch() {
+	t=$lost_state_trace
 	mount -t tracefs tracefs "$t" 2>/dev/null
 	[ -w "$t/events/kvm/kvm_exit/filter" ] || {
 		echo "emuhost-init: no kvm_exit tracepoint: the lost-state watch is off"
-		return
+		return 1
 	}
 	filter=""
 	if [ -r /.emuhost/lost-state-range ]; then
@@ -115,20 +116,24 @@ watch_lost_state() {
 			filter="${filter:+$filter || }(guest_rip >= $base && guest_rip < $high)"
 		done </proc/modules
 	fi
-	[ -n "$filter" ] || return
-	echo "$filter" >"$t/events/kvm/kvm_exit/filter" &&
-		echo 1 >"$t/events/kvm/kvm_exit/enable" || {
+	[ -n "$filter" ] || return 1
+	if ! { echo "$filter" >"$t/events/kvm/kvm_exit/filter" &&
+		echo 1 >"$t/events/kvm/kvm_exit/enable"; }; then
 		echo "emuhost-init: the kvm_exit filter '$filter' was refused: the lost-state watch is off"
-		return
-	}
+		return 1
+	fi
 	echo "emuhost-init: lost-state watch on: $filter"
-	while sleep 2; do
-		lines=$(grep -v '^#' "$t/trace" | sed -n 's/.*kvm_exit: //p' | head -n 3)
-		[ -n "$lines" ] || continue
-		echo "$lines" | while read -r line; do ctl "lost-state $line"; done
-		: >/tmp/.emuhost-lost-said
-		return
-	done
+}
+
+# lost_state_said: the first exits the watch caught, each said once on the
+# control port as "lost-state ..." (emuhost then calls the run the
+# emulated host's fault); true when there were any.
+lost_state_said() {
+	[ -e /tmp/.emuhost-lost-said ] && return 0
+	lines=$(grep -v '^#' "$lost_state_trace/trace" 2>/dev/null | sed -n 's/.*kvm_exit: //p' | head -n 3)
+	[ -n "$lines" ] || return 1
+	echo "$lines" | while read -r line; do ctl "lost-state $line"; done
+	: >/tmp/.emuhost-lost-said
 }
 
 # Modules in dependency order (written by emuhost --setup).
@@ -162,8 +167,13 @@ if [ -r /.emuhost/disks ]; then
 	done </.emuhost/disks
 fi
 
-watch_lost_state &
-lost_watcher=$!
+# Said while the command runs too, so that a run the fault left hanging
+# still carries the words when emuhost stops it.
+lost_watcher=""
+if lost_state_watch; then
+	(while sleep 2; do lost_state_said && break; done) &
+	lost_watcher=$!
+fi
 
 cd /csan || exit 1   # cannot happen: the base initramfs has /csan
 # The args file holds `set -- 'COMMAND' 'ARG'...`, quoted by emuhost.
@@ -213,10 +223,11 @@ while kill -0 "$out_relay" 2>/dev/null || kill -0 "$err_relay" 2>/dev/null; do
 	n=$((n + 1))
 done
 kill "$port_watcher" 2>/dev/null
-# Its last look: a fault in the command's last 2 s is still the run's.
-kill "$lost_watcher" 2>/dev/null
-lines=$(grep -v '^#' /sys/kernel/tracing/trace 2>/dev/null | sed -n 's/.*kvm_exit: //p' | head -n 3)
-[ -z "$lines" ] || [ -e /tmp/.emuhost-lost-said ] || echo "$lines" | while read -r line; do ctl "lost-state $line"; done
+# A last look: a fault in the command's last 2 s is still the run's.
+if [ -n "$lost_watcher" ]; then
+	kill "$lost_watcher" 2>/dev/null
+	lost_state_said
+fi
 n=0
 if [ -r /.emuhost/outputs ]; then
 	while read -r path; do
