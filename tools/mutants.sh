@@ -15,16 +15,18 @@
 # the source tree (its text is there, once) and exits.  --keep leaves the
 # scratch copy, and --reuse=DIR runs in such a copy again without copying
 # or building (for work on the list; the copy's sources stay as they were).
-# Before the mutants, every test they will use runs
-# on the unchanged copy (--no-baseline skips that): a test that fails
-# there would "kill" every mutant, one that skips can kill none, so the
-# first stops the run and the second is left out, said in one line.
+# Before the mutants, every test they will use runs on the unchanged copy
+# (--no-baseline skips that): a test that fails there would "kill" every
+# mutant, one that skips can kill none, so the first stops the run and the
+# second is left out, said in one line.
 #
 # One line per mutant: killed by WHICH test, survived, or did not build
-# (a broken list entry: fix the list), then
+# (a broken list entry: fix the list), with the seconds its rebuild and
+# tests took, then
 #   mutants: N killed, N survived, N did not build (K% killed)
 # K is killed / (killed + survived).  Exit status 0 when K >= 90 and no
-# entry is broken, 1 when not, 2 on bad usage or a copy that does not build.
+# entry was broken or failed to build, 1 when not, 2 on bad usage or a
+# copy that does not build.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
