@@ -120,6 +120,10 @@ static void test_rejections(void)
 	expect_rejected(PARSE(&o, msg, "-m", "4G"), msg, "at most 3G");
 	expect_rejected(PARSE(&o, msg, "-m", "16385K"), msg, "multiple of 4K");
 	expect_rejected(PARSE(&o, msg, "--timeout=1e3"), msg, "--timeout");
+	/* The range the rejection states, from its top end: a day is in, a second more is not. */
+	CHECK(PARSE(&o, msg, "--timeout=86400") == 0 && o.timeout_s == 86400);
+	options_free(&o);
+	expect_rejected(PARSE(&o, msg, "--timeout=86401"), msg, "from 0 to 86400");
 	expect_rejected(PARSE(&o, msg, "--seed=-5"), msg, "--seed");
 	expect_rejected(PARSE(&o, msg, "--scenario="), msg, "--scenario");
 	expect_rejected(PARSE(&o, msg, "--bogus"), msg, "'--bogus'");

@@ -44,6 +44,24 @@ static size_t drain(int master, char *buf, size_t len, size_t used)
 	return used;
 }
 
+/*
+ * The line's numbers from two samples a second apart, worked out by hand:
+ * the time since the start, and the rates over that second.
+ */
+static void check_format(void)
+{
+	const struct status_sample prev = { .ms = 1500, .setup_watchpoints = 1000, .hw_armed = 40 };
+	const struct status_sample now = {
+		.ms = 2500, .setup_watchpoints = 3000, .hw_armed = 540, .races = 1
+	};
+	char buf[160];
+
+	status_line_format(buf, sizeof(buf), &now, &prev, false);
+	CHECK_STREQ(buf, "csan-vmm: 2.5 s, 2000 watchpoints/s, 1 race");
+	status_line_format(buf, sizeof(buf), &now, &prev, true);
+	CHECK_STREQ(buf, "csan-vmm: 2.5 s, 2000 watchpoints/s, 500 hw arms/s, 1 race");
+}
+
 int main(void)
 {
 	struct counts c = { .races = 3 };
@@ -96,6 +114,7 @@ int main(void)
 	/* Once the run ends the line is gone and messages are plain again. */
 	CHECK(strstr(term, "after the run") && !strstr(term, "\033[Kcsan-vmm: after the run"));
 	CHECK(vm_hooks_call(vm, VM_HOOK_TICK, NULL) == -1);
+	check_format();
 	if (check_failures)
 		fprintf(stderr, "the terminal got: %s\n", term);
 	vm_destroy(vm);

@@ -28,5 +28,11 @@ expect_report_counts
 expect_out '"file":"src/guest/scenarios/counter-nolock\.c","full_file":"/[^"]*/src/guest/scenarios/counter-nolock\.c"'
 ! grep -Eq '^ .* \.\./' "$err" || fail "a frame's path leaves the source root (../)"
 expect_watch_mode
+# The counters at exit: every counter the ABI names (include/csan/abi.h,
+# CSAN_COUNTER_NAMES_INIT), in its order, each with a number.
+counters=$(sed -n '/^#define CSAN_COUNTER_NAMES_INIT/,/^$/s/.*\] = "\([a-z_]*\)".*/\1=[0-9]+/p' \
+	"$top_srcdir/include/csan/abi.h" | tr '\n' ' ')
+[ -n "$counters" ] || fail "no counter names in include/csan/abi.h"
+expect_err "^csan-vmm: counters: ${counters% }\$"
 # Runtime frames never reach the report.
 expect_no_runtime_frames

@@ -282,7 +282,8 @@ static void test_races_iteration(void)
 	struct seen s = { 0 };
 	unsigned calls = 0;
 
-	b.side[0].mechanism = CSAN_MECH_SOFT_WATCH;
+	/* b's racing access ran into both the soft watchpoint and a debug register. */
+	b.side[0].mechanism = CSAN_MECH_SOFT_AND_HW;
 	b.side[1].mechanism = CSAN_MECH_SOFT_WATCH;
 	submit_at(log, 250, &b);
 	submit_at(log, 1500, &a);
@@ -295,7 +296,11 @@ static void test_races_iteration(void)
 	CHECK_EQ_U64(s.race[1].count, 2);
 	CHECK(s.race[0].first_seen > 0.249 && s.race[0].first_seen < 0.251);
 	CHECK(s.race[1].first_seen > 1.499 && s.race[1].first_seen < 1.501);
-	CHECK_EQ_U64(s.race[0].other_mechanisms, 1u << CSAN_MECH_SOFT_WATCH);
+	/* A side both saw counts for both, in the other side's set too. */
+	CHECK_EQ_U64(s.race[0].other_mechanisms,
+		     (1u << CSAN_MECH_SOFT_WATCH) | (1u << CSAN_MECH_HW_DEBUGREG));
+	CHECK_EQ_U64(s.race[0].mechanisms,
+		     (1u << CSAN_MECH_SOFT_WATCH) | (1u << CSAN_MECH_HW_DEBUGREG));
 	/* The sample's side[0] was soft, side[1] the debug register. */
 	CHECK_EQ_U64(s.race[1].other_mechanisms, 1u << CSAN_MECH_SOFT_WATCH);
 	CHECK_EQ_U64(s.race[1].mechanisms,
