@@ -122,13 +122,6 @@ static enum csan_value_change judge_consumed(const struct csan_watch *w)
 }
 
 /*
- * Hardware-watchpoint mode: have the host back this watch with debug
- * registers on every CPU for the length of the delay, so that accesses
- * no soft watchpoint sees (uninstrumented code, an interrupt handler on
- * this CPU) trap as well.  The soft watchpoint stays in place: the two
- * see different things and the host merges what both saw.
- */
-/*
  * Four debug registers, each an aligned span of at most 8 bytes: the
  * most of one access the host can watch at once.
  */
@@ -165,6 +158,13 @@ static size_t hw_window(struct csan_cpu *c, const struct csan_watch *w, uintptr_
 	return (to < end ? to : end) - *addr;
 }
 
+/*
+ * Hardware-watchpoint mode: have the host back this watch with debug
+ * registers on every CPU for the length of the delay, so that accesses
+ * no soft watchpoint sees (uninstrumented code, an interrupt handler on
+ * this CPU) trap as well.  The soft watchpoint stays in place: the two
+ * see different things and the host merges what both saw.
+ */
 static void hw_arm(struct csan_cpu *c, struct csan_watch *w)
 {
 	uintptr_t addr;
