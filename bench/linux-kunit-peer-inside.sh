@@ -1,11 +1,14 @@
-# linux-kunit-peer-inside.sh ROUNDS: run inside the emulated host by
+# linux-kunit-peer-inside.sh ROUNDS [NAME...]: run inside the emulated host by
 # linux-kunit-peer.sh (busybox sh).  Linux's KCSAN KUnit suite on
 # /csan/vmlinux, 4 vCPUs, 512 MiB, under qemu-system-x86_64 -accel kvm,
 # csan-vmm in soft mode and csan-vmm in hw mode, one after the other,
 # ROUNDS times, so that the emulated host's slow moments fall on all three
 # alike.  Prints one line per run: "kunit-peer: NAME ROUND PASS FAIL SKIP
 # SECONDS FAILED-CASES..." (PASS "none" when the suite did not finish).
+# NAMEs (qemu-kvm, csan-soft, csan-hw; default all three) pick the runs.
 rounds=${1:-10}
+[ $# -gt 0 ] && shift
+names=${*:-qemu-kvm csan-soft csan-hw}
 append="kunit_shutdown=reboot"
 run() {
 	name=$1
@@ -22,11 +25,19 @@ run() {
 i=0
 while [ "$i" -lt "$rounds" ]; do
 	i=$((i + 1))
-	run qemu-kvm timeout 900 qemu-system-x86_64 -accel kvm -cpu host -smp 4 -m 512 \
-		-kernel /csan/vmlinux -append "console=ttyS0 reboot=t panic=-1 $append" \
-		-display none -serial stdio -monitor none -no-reboot -nodefaults
-	run csan-soft csan-vmm --host=kvm --cpus=4 --memory=512M --timeout=900 \
-		-a "$append" /csan/vmlinux
-	run csan-hw csan-vmm --host=kvm --watch=hw --cpus=4 --memory=512M --timeout=900 \
-		-a "$append" /csan/vmlinux
+	for name in $names; do
+		case $name in
+		qemu-kvm)
+			run qemu-kvm timeout 900 qemu-system-x86_64 -accel kvm -cpu host -smp 4 -m 512 \
+				-kernel /csan/vmlinux -append "console=ttyS0 reboot=t panic=-1 $append" \
+				-display none -serial stdio -monitor none -no-reboot -nodefaults ;;
+		csan-soft)
+			run csan-soft csan-vmm --host=kvm --cpus=4 --memory=512M --timeout=900 \
+				-a "$append" /csan/vmlinux ;;
+		csan-hw)
+			run csan-hw csan-vmm --host=kvm --watch=hw --cpus=4 --memory=512M --timeout=900 \
+				-a "$append" /csan/vmlinux ;;
+		*) echo "kunit-peer: no such run: $name"; exit 1 ;;
+		esac
+	done
 done

@@ -8,12 +8,14 @@
 # KUNIT_PEER_ONCE_MS (default 100, as many users' kernels have) picks the
 # kernel: the project's test kernel (tools/linux/kcsan.config) with that
 # REPORT_ONCE_IN_MS, built by build-vmlinux.sh --fragment (only what the
-# option touches is rebuilt).  Usage: linux-kunit-peer.sh TOP_SRCDIR TOP_BUILDDIR
+# option touches is rebuilt).  KUNIT_PEER_RUNS picks the runs (default
+# "qemu-kvm csan-soft csan-hw").  Usage: linux-kunit-peer.sh TOP_SRCDIR TOP_BUILDDIR
 set -eu
 src=$1 build=$2
 . "$src/bench/lib.sh"
 qemu=${QEMU_SYSTEM:-qemu-system-x86_64}
 rounds=${KUNIT_PEER_ROUNDS:-10} once_ms=${KUNIT_PEER_ONCE_MS:-100}
+runs=${KUNIT_PEER_RUNS:-qemu-kvm csan-soft csan-hw}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/linux-kunit-peer.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -28,12 +30,12 @@ vmlinux=$("$src/tools/linux/build-vmlinux.sh" -q --fragment "$tmp/kcsan-once.con
 	exit 77
 }
 
-# One run of the three takes 1 to 4 minutes there, by the machine's load.
+# One run takes 1 to 4 minutes there, by the machine's load.
 "$emuhost" --cpus 2 --memory 3072 --timeout $((rounds * 3 * 900)) --file "$build/csan-vmm" \
 	--file "$vmlinux" --file "$qemu_bin:/usr/bin/qemu-system-x86_64" \
 	--file /usr/share/qemu:/usr/share/ --file /usr/share/seabios:/usr/share/ \
 	--file "$src/bench/linux-kunit-peer-inside.sh" \
-	-- sh /csan/linux-kunit-peer-inside.sh "$rounds" >"$tmp/peer.log" 2>&1 || {
+	-- sh /csan/linux-kunit-peer-inside.sh "$rounds" $runs >"$tmp/peer.log" 2>&1 || {
 	echo "linux-kunit-peer: the emulated host's run failed:"
 	tail -n 20 "$tmp/peer.log"
 	exit 1
@@ -52,6 +54,7 @@ END {
 	split("qemu-kvm csan-soft csan-hw", order, " ")
 	for (k = 1; k <= 3; k++) {
 		m = order[k]
+		if (!n[m]) continue
 		f = ""
 		for (c in names) if (fails[m, c]) f = f sprintf(" %s(%d)", c, fails[m, c])
 		printf "linux-kunit-peer: kunit %s passed per run:%s; mean %.1f; runs with no failed case %d of %d; %.0f s per run; failed cases:%s\n",
