@@ -16,9 +16,18 @@
  * also two bytes): a KVM_EXIT_IO on every kind of KVM.  At the exit it
  * does what the replaced instruction would have done (a push, a pop, a
  * register move), and KVM steps past the OUT as for any port write: the
- * VMM never moves RIP.  One instruction of the same length keeps that
+ * VMM does not move RIP.  One instruction of the same length keeps that
  * true for any site (the OUT and what it replaces end at the same byte);
  * the VMM plants the traps before the guest boots.
+ *
+ * A call site is the one exception: the OUT covers the first two bytes
+ * of a five-byte CALL, and the VMM makes the call itself (pushes the
+ * return address, sets RIP to the callee).  KVM steps past a port write
+ * only when RIP is where the write left it (complete_fast_pio_out), so
+ * the call's other three bytes are never run.  Such a site lets the VMM
+ * act at a point inside the function (Linux KCSAN's delay, after it read
+ * the watched value), and its stack depth, followed from the entry along
+ * every branch, tells which call of the function it belongs to.
  *
  * The entry site comes before the prologue moves the arguments out of
  * their registers, and no branch lands on it; at an exit site no branch
@@ -39,6 +48,7 @@ enum trap_op {
 	TRAP_OP_MOV,   /* mov dst, src (64-bit registers) */
 	TRAP_OP_LEAVE, /* mov rsp, rbp; pop rbp */
 	TRAP_OP_NOP,
+	TRAP_OP_CALL, /* call rel32: push the next instruction's address, go to target */
 };
 
 struct trap_insn {
@@ -46,11 +56,14 @@ struct trap_insn {
 	unsigned reg; /* push, pop, mov: the register written or pushed */
 	unsigned src; /* mov: the register read */
 	unsigned len;
+	uint64_t target; /* call: the callee */
 };
 
 struct trap_site {
 	uint64_t addr;
-	unsigned len; /* bytes replaced: one instruction of TRAP_LEN bytes */
+	unsigned len; /* bytes of the instruction replaced: TRAP_LEN, or a call's */
+	/* Bytes the function has pushed and reserved below its return address when the site runs. */
+	unsigned depth;
 	unsigned ninsn;
 	struct trap_insn insn[TRAP_MAX_REPLACED];
 	uint8_t orig[TRAP_MAX_SITE_LEN];
@@ -74,6 +87,18 @@ struct trap_plan {
 int trap_plan_function(const uint8_t *code, size_t len, uint64_t addr, struct trap_plan *out,
 		       char *why, size_t whylen);
 
+/*
+ * trap_plan_call - in the same function, the one direct call to guest
+ * address @callee, as a site in @out whose depth is the stack depth
+ * there.  Returns 0; -ENOENT when the function does not call @callee;
+ * -EINVAL with the reason in @why when it calls it more than once, or
+ * the depth there cannot be known (%rsp set other than by pushes, pops
+ * and constant adjustments, or paths that reach it at different
+ * depths); -ENOMEM when the disassembler cannot start.
+ */
+int trap_plan_call(const uint8_t *code, size_t len, uint64_t addr, uint64_t callee,
+		   struct trap_site *out, char *why, size_t whylen);
+
 /* trap_site_code - the bytes that replace @s: the OUT to @port (then NOPs, were it longer). */
 void trap_site_code(const struct trap_site *s, uint8_t port, uint8_t out[TRAP_MAX_SITE_LEN]);
 
@@ -83,12 +108,12 @@ typedef bool (*trap_write_fn)(void *ctx, uint64_t addr, uint64_t val);
 
 /*
  * trap_emulate - do what the instructions @s replaced would have done to
- * @regs (16 general registers, ModRM order; rsp is regs[4], rbp regs[5])
- * and the stack.  Returns 0, or -EFAULT when a stack slot could not be
- * read or written (@regs is then partly updated: the caller must not
- * write it back).
+ * @regs (16 general registers, ModRM order; rsp is regs[4], rbp regs[5]),
+ * *@rip and the stack: *@rip changes only at a call site, to the callee.
+ * Returns 0, or -EFAULT when a stack slot could not be read or written
+ * (@regs is then partly updated: the caller must not write it back).
  */
-int trap_emulate(const struct trap_site *s, uint64_t regs[16], trap_read_fn read,
+int trap_emulate(const struct trap_site *s, uint64_t regs[16], uint64_t *rip, trap_read_fn read,
 		 trap_write_fn write, void *ctx);
 
 #define TRAP_REG_RSP 4

@@ -177,16 +177,16 @@ run_linux() {
 # reports than the engine had hits.  Sums over the runs in $err.
 expect_linux_backing() {
 	expect_err '^csan-vmm: KCSAN watchpoints followed: [1-9][0-9]* set up, [1-9][0-9]* backed by debug registers'
-	lb_line='^csan-vmm: KCSAN watchpoints followed: \([0-9]*\) set up, \([0-9]*\) backed by debug registers, \([0-9]*\) without a free one, \([0-9]*\) over the time budget ([0-9]*% of wall time), [0-9]* backed from its reserve for shared data, \([0-9]*\) on the watcher.s stack, \([0-9]*\) nested too deep; \([0-9]*\) host reports, .*'
+	lb_line='^csan-vmm: KCSAN watchpoints followed: \([0-9]*\) set up, \([0-9]*\) backed by debug registers, \([0-9]*\) without a free one, \([0-9]*\) over the time budget ([0-9]*% of wall time), [0-9]* backed from its reserve for shared data, \([0-9]*\) on the watcher.s stack, \([0-9]*\) nested too deep, \([0-9]*\) ended by KCSAN before its delay; \([0-9]*\) host reports, .*'
 	lb_setup=$(sum_of "s/$lb_line/\\1/p" "$err")
 	lb_backed=$(sum_of "s/$lb_line/\\2/p" "$err")
-	lb_left=$(sed -n "s/$lb_line/\\3 \\4 \\5 \\6/p" "$err" | awk '{ n += $1 + $2 + $3 + $4 } END { print n + 0 }')
-	lb_reports=$(sum_of "s/$lb_line/\\7/p" "$err")
+	lb_left=$(sed -n "s/$lb_line/\\3 \\4 \\5 \\6 \\7/p" "$err" | awk '{ n += $1 + $2 + $3 + $4 + $5 } END { print n + 0 }')
+	lb_reports=$(sum_of "s/$lb_line/\\8/p" "$err")
 	lb_armed=$(engine_count armed)
 	lb_hits=$(engine_count hits)
 	echo "KCSAN watchpoints: $lb_setup set up, $lb_backed backed, $lb_left left; engine: $lb_armed armed, $lb_hits hits; $lb_reports host reports"
 	[ "$lb_setup" = $((lb_backed + lb_left)) ] ||
-		fail "$lb_setup KCSAN watchpoints set up, but $lb_backed backed and $lb_left left for a stated reason"
+		fail "$lb_setup KCSAN watchpoints set up, but $lb_backed backed and $lb_left left or ended for a stated reason"
 	[ "$lb_backed" = "$lb_armed" ] ||
 		fail "$lb_backed KCSAN watchpoints said backed by debug registers, the engine armed $lb_armed"
 	[ "$lb_reports" -le "$lb_hits" ] ||

@@ -41,6 +41,7 @@ static void test_plain(void)
 	CHECK_EQ_U64(p.entry.ninsn, 1);
 	CHECK(p.entry.insn[0].op == TRAP_OP_PUSH && p.entry.insn[0].reg == 15);
 	CHECK(memcmp(p.entry.orig, plain + 4, 2) == 0);
+	CHECK_EQ_U64(p.entry.depth, 8); /* after push %rbp */
 	CHECK_EQ_U64(p.nexits, 1);
 	/* pop %r15; pop %rbx at 0xd is a branch target but comes before it. */
 	CHECK_EQ_U64(p.exit[0].addr, BASE + 0xe);
@@ -74,24 +75,111 @@ static bool wr(void *ctx, uint64_t a, uint64_t v)
 static void test_emulate(void)
 {
 	struct trap_plan p;
-	uint64_t regs[16] = { 0 };
+	uint64_t regs[16] = { 0 }, rip = BASE + 4;
 	char why[200];
 
 	CHECK(trap_plan_function(plain, sizeof(plain), BASE, &p, why, sizeof(why)) == 0);
 	/* The entry: push %r15. */
 	regs[TRAP_REG_RSP] = STACK_BASE + 24;
 	regs[15] = 0xf15;
-	CHECK(trap_emulate(&p.entry, regs, rd, wr, NULL) == 0);
+	CHECK(trap_emulate(&p.entry, regs, &rip, rd, wr, NULL) == 0);
 	CHECK_EQ_U64(regs[TRAP_REG_RSP], STACK_BASE + 16);
 	CHECK_EQ_U64(stack[2], 0xf15);
 	/* The exit: pop %r15. */
 	regs[15] = 0;
-	CHECK(trap_emulate(&p.exit[0], regs, rd, wr, NULL) == 0);
+	CHECK(trap_emulate(&p.exit[0], regs, &rip, rd, wr, NULL) == 0);
 	CHECK_EQ_U64(regs[15], 0xf15);
 	CHECK_EQ_U64(regs[TRAP_REG_RSP], STACK_BASE + 24);
 	/* A stack that cannot be read is an error, not a guess. */
 	regs[TRAP_REG_RSP] = 0x10;
-	CHECK(trap_emulate(&p.exit[0], regs, rd, wr, NULL) == -EFAULT);
+	CHECK(trap_emulate(&p.exit[0], regs, &rip, rd, wr, NULL) == -EFAULT);
+	/* A push or a pop leaves RIP for KVM to step past the OUT. */
+	CHECK_EQ_U64(rip, BASE + 4);
+}
+
+/*
+ * The shape of the ORC test kernel's kcsan_setup_watchpoint: pushes and
+ * a reserved frame, an early return placed before the call of the delay
+ * (its pops come first in the code, not on the call's path), the call.
+ */
+#define CALLEE (BASE + 0x100)
+static const uint8_t with_call[] = {
+	0x41, 0x57,			  /* 0: push %r15 */
+	0x55,				  /* 2: push %rbp */
+	0x48, 0x89, 0xfd,		  /* 3: mov %rdi,%rbp */
+	0x53,				  /* 6: push %rbx */
+	0x48, 0x83, 0xec, 0x30,		  /* 7: sub $0x30,%rsp */
+	0x85, 0xd2,			  /* b: test %edx,%edx */
+	0x75, 0x09,			  /* d: jne 0x18 */
+	0x48, 0x83, 0xc4, 0x30,		  /* f: add $0x30,%rsp */
+	0x5b,				  /* 13: pop %rbx */
+	0x5d,				  /* 14: pop %rbp */
+	0x41, 0x5f,			  /* 15: pop %r15 */
+	0xc3,				  /* 17: ret */
+	0x48, 0x8b, 0x45, 0x00,		  /* 18: mov 0x0(%rbp),%rax */
+	0x48, 0x89, 0x44, 0x24, 0x08,	  /* 1c: mov %rax,0x8(%rsp) */
+	0xe8, 0xda, 0x00, 0x00, 0x00,	  /* 21: call BASE+0x100 */
+	0x48, 0x8b, 0x44, 0x24, 0x08,	  /* 26: mov 0x8(%rsp),%rax */
+	0x48, 0x83, 0xc4, 0x30,		  /* 2b: add $0x30,%rsp */
+	0x5b,				  /* 2f: pop %rbx */
+	0x5d,				  /* 30: pop %rbp */
+	0x41, 0x5f,			  /* 31: pop %r15 */
+	0xc3,				  /* 33: ret */
+	0xcc,				  /* padding */
+};
+
+static void test_call_site(void)
+{
+	struct trap_plan p;
+	struct trap_site c;
+	uint64_t regs[16] = { 0 }, rip = BASE + 0x21;
+	char why[200] = "";
+
+	CHECK(trap_plan_function(with_call, sizeof(with_call), BASE, &p, why, sizeof(why)) == 0);
+	CHECK_EQ_U64(p.entry.addr, BASE);
+	CHECK_EQ_U64(p.entry.depth, 0);
+	CHECK_EQ_U64(p.nexits, 2);
+	CHECK(trap_plan_call(with_call, sizeof(with_call), BASE, CALLEE, &c, why, sizeof(why)) ==
+	      0);
+	CHECK_EQ_U64(c.addr, BASE + 0x21);
+	CHECK_EQ_U64(c.len, 5);
+	CHECK(c.ninsn == 1 && c.insn[0].op == TRAP_OP_CALL && c.insn[0].target == CALLEE);
+	CHECK(memcmp(c.orig, with_call + 0x21, 5) == 0);
+	/* Three pushes and 0x30 reserved, on the path through the jne, not the early return. */
+	CHECK_EQ_U64(c.depth, 3 * 8 + 0x30);
+	/* The call made: the return address pushed, RIP at the callee. */
+	regs[TRAP_REG_RSP] = STACK_BASE + 32;
+	CHECK(trap_emulate(&c, regs, &rip, rd, wr, NULL) == 0);
+	CHECK_EQ_U64(rip, CALLEE);
+	CHECK_EQ_U64(regs[TRAP_REG_RSP], STACK_BASE + 24);
+	CHECK_EQ_U64(stack[3], BASE + 0x26);
+	/* No such call. */
+	CHECK(trap_plan_call(with_call, sizeof(with_call), BASE, CALLEE + 1, &c, why,
+			     sizeof(why)) == -ENOENT);
+}
+
+static void test_call_refused(void)
+{
+	/* push %rbp; and $-16,%rsp; call; leave; ret: the depth at the call is not known. */
+	static const uint8_t aligned[] = { 0x55, 0x48, 0x83, 0xe4, 0xf0, 0xe8, 0xf6,
+					   0x00, 0x00, 0x00, 0xc9, 0xc3 };
+	/* je over a push to a join: two depths there. */
+	static const uint8_t differ[] = { 0x55, 0x74, 0x01, 0x53, 0xe8, 0xf7, 0x00,
+					  0x00, 0x00, 0x5d, 0xc3 };
+	/* Two calls of the callee: which one is KCSAN's delay is not known. */
+	static const uint8_t twice[] = { 0x55, 0xe8, 0xfa, 0x00, 0x00, 0x00, 0xe8,
+					 0xf5, 0x00, 0x00, 0x00, 0x5d, 0xc3 };
+	struct trap_site c;
+	char why[200];
+
+	CHECK(trap_plan_call(aligned, sizeof(aligned), BASE, CALLEE, &c, why, sizeof(why)) ==
+	      -EINVAL);
+	CHECK_CONTAINS(why, "stack depth");
+	CHECK(trap_plan_call(differ, sizeof(differ), BASE, CALLEE, &c, why, sizeof(why)) ==
+	      -EINVAL);
+	CHECK_CONTAINS(why, "different stack depths");
+	CHECK(trap_plan_call(twice, sizeof(twice), BASE, CALLEE, &c, why, sizeof(why)) == -EINVAL);
+	CHECK_CONTAINS(why, "2 calls");
 }
 
 static void test_refused(void)
@@ -127,5 +215,7 @@ int main(void)
 	test_plain();
 	test_emulate();
 	test_refused();
+	test_call_site();
+	test_call_refused();
 	return check_exit_status("test-trap-plan");
 }

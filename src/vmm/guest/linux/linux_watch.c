@@ -37,10 +37,17 @@
  * (trap_plan.h says why traps and not int3 or an execution breakpoint:
  * all four debug registers stay for data).  At the entry trap the
  * arguments are in %rdi, %rsi, %edx, %rcx (the x86-64 calling
- * convention), and the watch engine arms the range on every vCPU; at the
- * exit trap it disarms, and a hit becomes a report with both stacks: the
- * watcher's unwound at its exit trap (its callers' frames are the same
- * as at the access), the other side's at the debug trap.
+ * convention), and the host notes the watchpoint.  A third trap stands
+ * on KCSAN's call of its delay (a call site, trap_plan.h), after KCSAN
+ * has read the watched value: there the watch engine arms the range on
+ * every vCPU.  Arming there and not at the entry matters: arming takes
+ * milliseconds nested under TCG, and a racing write caught by a debug
+ * register before KCSAN's read would leave KCSAN seeing no change (its
+ * "old" value already the new one), so Linux's own report, and the
+ * KUnit case waiting for it, would be lost.  At the exit trap the host
+ * disarms, and a hit becomes a report with both stacks: the watcher's
+ * unwound at its exit trap (its callers' frames are the same as at the
+ * access), the other side's at the debug trap.
  *
  * Linux prints its own report for the same race from inside that
  * function, before the exit trap, when it saw the race itself: then the
@@ -84,9 +91,11 @@ _Static_assert(CSAN_ACCESS_WRITE == 1 && CSAN_ACCESS_COMPOUND == 2 && CSAN_ACCES
 #define LINUX_THREAD_SIZE 0x4000ull
 
 struct lw_live {
-	uint64_t rsp; /* after the entry site's push, as before the exit site's pop */
+	uint64_t rsp;	/* after the entry site's push, as before the exit site's pop */
+	uint64_t frame; /* %rsp at the call's start (at its return address) */
 	uint64_t addr;
 	uint32_t size, type, ticket, context, task_id;
+	bool pending; /* not yet at KCSAN's delay, where it is armed */
 	bool armed;
 };
 
@@ -101,6 +110,9 @@ struct lw_waiting {
 struct linux_watch {
 	struct vm *vm;
 	struct trap_plan plan;
+	/* KCSAN's call of its delay, where watches are armed; else at the entry. */
+	struct trap_site delay;
+	bool has_delay;
 	uint64_t fn, fn_size;
 	struct linux_layout layout; /* where Linux keeps what the view reads */
 	/*
@@ -116,6 +128,7 @@ struct linux_watch {
 	uint64_t over_budget; /* watchpoints left to KCSAN alone by the time budget */
 	uint64_t favoured;    /* backed from the budget's reserve for shared data */
 	uint64_t on_stack;    /* watchpoints on the watcher's own stack, left to KCSAN */
+	uint64_t not_delayed; /* calls KCSAN ended before its delay: no watchpoint set */
 	struct arm_budget budget;
 	/*
 	 * The traps are in the guest's text.  A PVH vmlinux is in place
@@ -427,11 +440,12 @@ static void array_to_regs(const uint64_t a[16], struct kvm_regs *k)
 /* Do what the site replaced; false (said, run ended) when it cannot be done. */
 static bool emulate(struct vcpu *vcpu, const struct trap_site *s, struct kvm_regs *k)
 {
-	uint64_t a[16];
+	uint64_t a[16], rip = k->rip;
 
 	regs_to_array(k, a);
-	if (trap_emulate(s, a, read_u64, write_u64, vcpu) == 0) {
+	if (trap_emulate(s, a, &rip, read_u64, write_u64, vcpu) == 0) {
 		array_to_regs(a, k);
+		k->rip = rip;
 		if (ioctl(vcpu->fd, KVM_SET_REGS, k) == 0)
 			return true;
 	}
@@ -530,30 +544,19 @@ static void exits_set(struct linux_watch *lw, bool trap)
 }
 
 /*
- * The entry trap: note the watchpoint KCSAN is setting up and, while the
- * time budget lasts, arm it.  The traps stay in for the whole run: taking
- * them out and back while the guest runs (cross-modifying its code) hung
- * the guest in the emulated host now and then (docs/BENCHMARKS.md).
+ * Back the watch @l of @vcpu (whose %rsp is @rsp) with the debug
+ * registers, while the time budget lasts: from the delay trap, or from
+ * the entry trap when the kernel has no delay call to trap.
  */
-static int entry_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs *k)
+static int back_watch(struct vcpu *vcpu, struct linux_watch *lw, struct lw_live *l, uint64_t rsp)
 {
-	const bool hw = __atomic_load_n(&vcpu->vm->watch_hw, __ATOMIC_RELAXED);
-	unsigned id = vcpu->id, d;
 	uint32_t size, status = CSAN_HW_OFF, ticket = 0;
-	uint64_t t0;
-	struct lw_live *l;
-	bool arm;
+	uint64_t t0 = clock_now_ns();
+	bool arm = true;
 	int rc;
 
-	if (!emulate(vcpu, &lw->plan.entry, k))
-		return VCPU_STOP;
-	t0 = clock_now_ns();
+	l->pending = false;
 	pthread_mutex_lock(&lw->lock);
-	lw->entries++;
-	d = lw->depth[id];
-	arm = hw && d < LW_NEST;
-	if (d == LW_NEST)
-		lw->too_deep++;
 	/*
 	 * Not on the watcher's own stack: the CPU writes there itself when
 	 * it delivers an interrupt, and a data breakpoint in the middle of
@@ -561,12 +564,12 @@ static int entry_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs
 	 * wrong (an interrupt delivered twice, the second with interrupts
 	 * off: docs/harness.md).  KCSAN's races are on shared data.
 	 */
-	if (arm && k->rdi - (k->rsp & ~(LINUX_THREAD_SIZE - 1)) < LINUX_THREAD_SIZE) {
+	if (l->addr - (rsp & ~(LINUX_THREAD_SIZE - 1)) < LINUX_THREAD_SIZE) {
 		arm = false;
 		lw->on_stack++;
-	}
-	if (arm) {
-		switch (arm_budget_admit(&lw->budget, k->rdi, id, image_data(lw->vm, k->rdi), t0)) {
+	} else {
+		switch (arm_budget_admit(&lw->budget, l->addr, vcpu->id,
+					 image_data(lw->vm, l->addr), t0)) {
 		case ARM_NO:
 			arm = false;
 			lw->over_budget++;
@@ -575,23 +578,9 @@ static int entry_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs
 		case ARM_YES: break;
 		}
 	}
-	/* Counted live under the lock, so the exit traps stay while it is. */
-	if (arm)
-		lw->depth[id] = d + 1;
 	pthread_mutex_unlock(&lw->lock);
 	if (!arm)
 		return VCPU_RESUME;
-
-	l = &lw->live[id][d];
-	/* kcsan_setup_watchpoint(ptr, size, type, ip): %rdi, %rsi, %edx, %rcx. */
-	*l = (struct lw_live){
-		.rsp = k->rsp,
-		.addr = k->rdi,
-		.size = k->rsi > CSAN_REPORT_MAX_SIZE ? CSAN_REPORT_MAX_SIZE : (uint32_t)k->rsi,
-		.type = (uint32_t)k->rdx,
-	};
-	l->context = lw_context(vcpu);
-	l->task_id = l->context == CSAN_CTX_TASK ? lw_task_id(vcpu) : 0;
 	size = l->size ? l->size : 1;
 	rc = hw_watch_arm(vcpu, l->addr, &size, l->type & CSAN_ACCESS_KNOWN, &ticket, &status);
 	if (rc != VCPU_RESUME)
@@ -608,6 +597,72 @@ static int entry_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs
 	return VCPU_RESUME;
 }
 
+/*
+ * The entry trap: note the watchpoint KCSAN is setting up, to be armed
+ * at its delay (or here, without a delay trap).  The traps stay in for
+ * the whole run: taking them out and back while the guest runs
+ * (cross-modifying its code) hung the guest in the emulated host now and
+ * then (docs/BENCHMARKS.md).
+ */
+static int entry_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs *k)
+{
+	const bool hw = __atomic_load_n(&vcpu->vm->watch_hw, __ATOMIC_RELAXED);
+	const uint64_t frame = k->rsp + lw->plan.entry.depth;
+	unsigned id = vcpu->id, d;
+	struct lw_live *l;
+	bool follow;
+
+	if (!emulate(vcpu, &lw->plan.entry, k))
+		return VCPU_STOP;
+	pthread_mutex_lock(&lw->lock);
+	lw->entries++;
+	d = lw->depth[id];
+	follow = hw && d < LW_NEST;
+	if (d == LW_NEST)
+		lw->too_deep++;
+	/* Counted live under the lock, so the exit traps stay while it is. */
+	if (follow)
+		lw->depth[id] = d + 1;
+	pthread_mutex_unlock(&lw->lock);
+	if (!follow)
+		return VCPU_RESUME;
+
+	l = &lw->live[id][d];
+	/* kcsan_setup_watchpoint(ptr, size, type, ip): %rdi, %rsi, %edx, %rcx. */
+	*l = (struct lw_live){
+		.rsp = k->rsp,
+		.frame = frame,
+		.addr = k->rdi,
+		.size = k->rsi > CSAN_REPORT_MAX_SIZE ? CSAN_REPORT_MAX_SIZE : (uint32_t)k->rsi,
+		.type = (uint32_t)k->rdx,
+		.pending = true,
+	};
+	l->context = lw_context(vcpu);
+	l->task_id = l->context == CSAN_CTX_TASK ? lw_task_id(vcpu) : 0;
+	return lw->has_delay ? VCPU_RESUME : back_watch(vcpu, lw, l, k->rsp);
+}
+
+/*
+ * The delay trap: KCSAN has read the watched value and is about to wait.
+ * The call is this vCPU's innermost live watch's when that one's stack
+ * frame is where this call's is (an interrupt's call of
+ * kcsan_setup_watchpoint that is not followed has a frame of its own,
+ * below).  The call is made first, so the vCPU is never left on its
+ * trap, whatever arming returns.
+ */
+static int delay_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs *k)
+{
+	const uint64_t rsp = k->rsp;
+	unsigned d = lw->depth[vcpu->id];
+	struct lw_live *l = d ? &lw->live[vcpu->id][d - 1] : NULL;
+
+	if (!emulate(vcpu, &lw->delay, k))
+		return VCPU_STOP;
+	if (!l || !l->pending || l->frame != rsp + lw->delay.depth)
+		return VCPU_RESUME;
+	return back_watch(vcpu, lw, l, rsp);
+}
+
 /* End @l, a watch of @vcpu: disarm it and report what it caught. */
 static int end_watch(struct vcpu *vcpu, struct linux_watch *lw, const struct lw_live *l)
 {
@@ -615,8 +670,14 @@ static int end_watch(struct vcpu *vcpu, struct linux_watch *lw, const struct lw_
 	uint64_t t0 = clock_now_ns();
 	int rc;
 
-	if (!l->armed)
+	if (!l->armed) {
+		if (l->pending) {
+			pthread_mutex_lock(&lw->lock);
+			lw->not_delayed++;
+			pthread_mutex_unlock(&lw->lock);
+		}
 		return VCPU_RESUME;
+	}
 	memset(&res, 0, sizeof(res));
 	rc = hw_watch_disarm(vcpu, l->ticket, &res);
 	pthread_mutex_lock(&lw->lock);
@@ -682,6 +743,8 @@ static int trap_io(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, u
 	/* KVM steps past the OUT when the vCPU runs again: RIP is still on it. */
 	if (k.rip == lw->plan.entry.addr)
 		return entry_trap(vcpu, lw, &k);
+	if (lw->has_delay && k.rip == lw->delay.addr)
+		return delay_trap(vcpu, lw, &k);
 	for (i = 0; i < lw->plan.nexits; i++)
 		if (k.rip == lw->plan.exit[i].addr)
 			return exit_trap(vcpu, lw, &lw->plan.exit[i], &k);
@@ -693,6 +756,8 @@ static int trap_io(struct vcpu *vcpu, void *ctx, uint16_t port, bool is_write, u
 static void plant(struct linux_watch *lw)
 {
 	exits_set(lw, true);
+	if (lw->has_delay)
+		site_set(lw, &lw->delay, true);
 	site_set(lw, &lw->plan.entry, true);
 	__atomic_store_n(&lw->planted, true, __ATOMIC_RELEASE);
 }
@@ -744,6 +809,33 @@ static int plant_when_in_place(struct vm *vm, struct vcpu *vcpu, void *ctx)
 	}
 	pthread_mutex_unlock(&lw->lock);
 	return -1;
+}
+
+/*
+ * KCSAN's call of its delay in kcsan_setup_watchpoint (@code): of
+ * delay_access where the compiler kept it a function, else of the udelay
+ * it calls (Linux 6.1: __udelay).  Without one the watches are armed at
+ * the entry, which loses KCSAN's own report when a debug register
+ * catches the racing write before KCSAN reads the value: said once.
+ */
+static void plan_delay(struct vm *vm, struct linux_watch *lw, const uint8_t *code)
+{
+	static const char *const delays[] = { "delay_access", "__udelay", "__const_udelay",
+					      "__ndelay" };
+	char reason[200] = "";
+	uint64_t at;
+	unsigned i;
+
+	for (i = 0; i < sizeof(delays) / sizeof(delays[0]) && !lw->has_delay; i++)
+		lw->has_delay = sym_addr_of(vm->sym, delays[i], 0, &at, NULL) == 0 &&
+				trap_plan_call(code, lw->fn_size, lw->fn, at, &lw->delay, reason,
+					       sizeof(reason)) == 0;
+	if (!lw->has_delay)
+		log_warn("--watch=hw: kcsan_setup_watchpoint has no call of KCSAN's delay csan-vmm "
+			 "can trap%s%s; its watchpoints are armed at their start, so a write a debug "
+			 "register catches before KCSAN reads the watched value is reported by the "
+			 "host alone, and KCSAN sees no change",
+			 reason[0] ? ": " : "", reason);
 }
 
 int linux_watch_start(struct vm *vm, struct linux_watch **out, char *why, size_t whylen)
@@ -807,6 +899,7 @@ int linux_watch_start(struct vm *vm, struct linux_watch **out, char *why, size_t
 		rc = -EINVAL;
 		goto fail;
 	}
+	plan_delay(vm, lw, code);
 	rc = linux_layout_find(vm->sym, lw->fn, &lw->layout, why, whylen);
 	if (rc)
 		goto fail;
@@ -850,11 +943,12 @@ void linux_watch_print_stats(struct linux_watch *lw, FILE *f)
 			   " backed by debug registers, %" PRIu64 " without a free one, %" PRIu64
 			   " over the time budget (%d%% of wall time), %" PRIu64
 			   " backed from its reserve for shared data, %" PRIu64
-			   " on the watcher's stack, %" PRIu64 " nested too deep; %" PRIu64
+			   " on the watcher's stack, %" PRIu64 " nested too deep, %" PRIu64
+			   " ended by KCSAN before its delay; %" PRIu64
 			   " host reports, %" PRIu64 " merged with Linux's own, %" PRIu64
 			   " without the watcher's stack\n",
 		lw->entries, lw->armed, lw->not_armed, lw->over_budget, LW_BUDGET_PCT, lw->favoured,
-		lw->on_stack, lw->too_deep, lw->reports, lw->merged, lw->lost_frames);
+		lw->on_stack, lw->too_deep, lw->not_delayed, lw->reports, lw->merged, lw->lost_frames);
 	pthread_mutex_unlock(&lw->lock);
 }
 
