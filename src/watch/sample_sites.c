@@ -26,7 +26,6 @@ static const char *const skip_names[SAMPLE_SKIP_COUNT] = {
 	[SAMPLE_SKIP_SPECIAL] = "special",
 	[SAMPLE_SKIP_STACK] = "stack",
 	[SAMPLE_SKIP_TWO_ACCESSES] = "two-accesses",
-	[SAMPLE_SKIP_BIT_STRING] = "bit-string",
 };
 _Static_assert(sizeof(skip_names) / sizeof(skip_names[0]) == SAMPLE_SKIP_COUNT,
 	       "a name for every reason");
@@ -195,20 +194,32 @@ static enum sample_skip excluded(const struct sample_table *t, uint64_t lo, uint
 	return why;
 }
 
-/* Capstone's 64-bit general register @reg in ModRM numbering, or -1. */
+/* Capstone's general register @reg (64, 32 or 16 bits) in ModRM numbering, or -1. */
+static int gpr_number(unsigned reg, bool only64)
+{
+	static const unsigned r[3][16] = {
+		{ X86_REG_RAX, X86_REG_RCX, X86_REG_RDX, X86_REG_RBX, X86_REG_RSP, X86_REG_RBP,
+		  X86_REG_RSI, X86_REG_RDI, X86_REG_R8, X86_REG_R9, X86_REG_R10, X86_REG_R11,
+		  X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15 },
+		{ X86_REG_EAX, X86_REG_ECX, X86_REG_EDX, X86_REG_EBX, X86_REG_ESP, X86_REG_EBP,
+		  X86_REG_ESI, X86_REG_EDI, X86_REG_R8D, X86_REG_R9D, X86_REG_R10D, X86_REG_R11D,
+		  X86_REG_R12D, X86_REG_R13D, X86_REG_R14D, X86_REG_R15D },
+		{ X86_REG_AX, X86_REG_CX, X86_REG_DX, X86_REG_BX, X86_REG_SP, X86_REG_BP,
+		  X86_REG_SI, X86_REG_DI, X86_REG_R8W, X86_REG_R9W, X86_REG_R10W, X86_REG_R11W,
+		  X86_REG_R12W, X86_REG_R13W, X86_REG_R14W, X86_REG_R15W },
+	};
+	int w, i;
+
+	for (w = 0; w < (only64 ? 1 : 3); w++)
+		for (i = 0; i < 16; i++)
+			if (r[w][i] == reg)
+				return i;
+	return -1;
+}
+
 static int gpr64(unsigned reg)
 {
-	static const unsigned r[16] = {
-		X86_REG_RAX, X86_REG_RCX, X86_REG_RDX, X86_REG_RBX, X86_REG_RSP, X86_REG_RBP,
-		X86_REG_RSI, X86_REG_RDI, X86_REG_R8,  X86_REG_R9,  X86_REG_R10, X86_REG_R11,
-		X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15,
-	};
-	int i;
-
-	for (i = 0; i < 16; i++)
-		if (r[i] == reg)
-			return i;
-	return -1;
+	return gpr_number(reg, true);
 }
 
 static bool in_group(const cs_insn *in, unsigned g)
@@ -243,17 +254,18 @@ static bool general_groups_only(const cs_insn *in)
 	return true;
 }
 
-/* movs, stos, lods, scas, cmps, ins, outs: their one-byte opcodes (SDM Vol. 2, A.3). */
+/*
+ * ins/outs (6c-6f), movs/cmps (a4-a7), stos/lods/scas (aa-af): one-byte
+ * opcodes (SDM Vol. 2D, A.3, Table A-2), with or without REP.
+ */
 static bool is_string(const cs_x86 *x)
 {
-	switch (x->opcode[0]) {
-	case 0x6c: case 0x6d: case 0x6e: case 0x6f: /* ins, outs */
-	case 0xa4: case 0xa5: case 0xa6: case 0xa7: /* movs, cmps */
-	case 0xaa: case 0xab: case 0xac: case 0xad: /* stos, lods */
-	case 0xae: case 0xaf:			    /* scas */
-		return x->opcode[1] == 0;
-	default: return false;
-	}
+	uint8_t op = x->opcode[0];
+
+	if (x->opcode[1] != 0)
+		return false;
+	return (op >= 0x6c && op <= 0x6f) || (op >= 0xa4 && op <= 0xa7) ||
+	       (op >= 0xaa && op <= 0xaf);
 }
 
 /* Cache and system instructions capstone puts in no group of their own. */
@@ -301,9 +313,15 @@ static bool is_system(unsigned id)
 	}
 }
 
+/*
+ * Besides LOCK and XCHG: CMPXCHG and XADD (see sample_sites.h), and BT on
+ * memory, which is Linux's test_bit(): an atomic read by the kernel's
+ * definition (KCSAN instruments it as one), unlike __set_bit's BTS.
+ */
 static bool is_atomic(const cs_insn *in)
 {
 	switch (in->id) {
+	case X86_INS_BT:
 	case X86_INS_CMPXCHG:
 	case X86_INS_CMPXCHG8B:
 	case X86_INS_CMPXCHG16B:
@@ -331,9 +349,9 @@ static int log2_of(unsigned v)
 /* Fill the operand of @s from capstone's @m; false when it is not one a site can hold. */
 static bool set_operand(struct sample_site *s, const x86_op_mem *m)
 {
-	int base = m->base == X86_REG_INVALID ? SAMPLE_REG_NONE :
-		   m->base == X86_REG_RIP     ? SAMPLE_REG_RIP :
-						gpr64(m->base);
+	int base = m->base == X86_REG_INVALID ? SAMPLE_REG_NONE
+		   : m->base == X86_REG_RIP   ? SAMPLE_REG_RIP
+					      : gpr64(m->base);
 	int index = m->index == X86_REG_INVALID ? SAMPLE_REG_NONE : gpr64(m->index);
 	int scale = log2_of((unsigned)m->scale);
 
@@ -364,7 +382,8 @@ static enum sample_skip classify(const struct sample_table *t, const cs_insn *in
 		if (x->operands[i].type == X86_OP_MEM && nmem++ == 0)
 			op = &x->operands[i];
 	if (!nmem)
-		return insn_stack_direction(in->id) ? SAMPLE_SKIP_CALL_STACK : SAMPLE_SKIP_NO_MEMORY;
+		return insn_stack_direction(in->id) ? SAMPLE_SKIP_CALL_STACK
+						    : SAMPLE_SKIP_NO_MEMORY;
 	if (insn_touches_no_memory(in->id))
 		return SAMPLE_SKIP_NO_ACCESS;
 	if (is_string(x))
@@ -384,8 +403,14 @@ static enum sample_skip classify(const struct sample_table *t, const cs_insn *in
 		return SAMPLE_SKIP_STACK;
 	if (nmem > 1 || insn_stack_direction(in->id))
 		return SAMPLE_SKIP_TWO_ACCESSES;
-	if (is_bit_test(in->id) && x->op_count == 2 && x->operands[1].type == X86_OP_REG)
-		return SAMPLE_SKIP_BIT_STRING;
+	s->bit_reg = SAMPLE_REG_NONE;
+	if (is_bit_test(in->id) && x->op_count == 2 && x->operands[1].type == X86_OP_REG) {
+		int r = gpr_number(x->operands[1].reg, false);
+
+		if (r < 0)
+			return SAMPLE_SKIP_SPECIAL;
+		s->bit_reg = (unsigned)r;
+	}
 
 	s->addr = in->address;
 	s->len = in->size;
@@ -399,8 +424,8 @@ static enum sample_skip classify(const struct sample_table *t, const cs_insn *in
 
 		s->image_disp = s->base == SAMPLE_REG_NONE && d >= t->stats.image_lo &&
 				d < t->stats.image_hi;
-		s->global = s->base == SAMPLE_REG_RIP ||
-			    (s->index == SAMPLE_REG_NONE && s->image_disp);
+		s->global =
+			s->base == SAMPLE_REG_RIP || (s->index == SAMPLE_REG_NONE && s->image_disp);
 	} else {
 		uint64_t d = (uint64_t)(int64_t)s->disp;
 
@@ -538,6 +563,13 @@ uint64_t sample_site_address(const struct sample_site *s, const uint64_t regs[16
 		ea += regs[s->index] << s->scale_log2;
 	if (s->image_disp)
 		ea += rip - s->addr; /* the KASLR offset: the image moved as one */
+	if (s->bit_reg != SAMPLE_REG_NONE) {
+		/* A signed bit offset of the operand's width; the word is floor(offset / bits). */
+		unsigned shift = 64 - 8 * sample_site_size(s);
+		int64_t off = (int64_t)(regs[s->bit_reg] << shift) >> shift;
+
+		ea += (uint64_t)((off >> (s->size_log2 + 3)) * (int64_t)sample_site_size(s));
+	}
 	return ea;
 }
 

@@ -19,9 +19,13 @@
  * A site is an instruction with exactly one explicit memory operand that
  * it reads or writes as a plain general-purpose access of 1, 2, 4 or 8
  * bytes: mov, movzx/movsx, add/sub/and/or/xor/inc/dec/neg/not on memory,
- * cmp, test, cmov, setcc, bts/btr with an immediate bit (the kernel's
- * non-atomic __set_bit), ...  Every other instruction is left out, each
- * for one reason (enum sample_skip, counted per table):
+ * cmp, test, cmov, setcc, and bts/btr/btc (the kernel's non-atomic
+ * __set_bit, __clear_bit, __change_bit).  With a register bit offset those
+ * address memory beyond the operand, a bit string: the word holding the
+ * bit, at the operand plus (offset >> log2(operand bits)) operands (SDM
+ * Vol. 2A, BT), which sample_site_address follows.  Every other
+ * instruction is left out, each for one reason (enum sample_skip,
+ * counted per table):
  *
  *   - no memory operand, or one that is not accessed (lea, nop with a
  *     ModRM operand, prefetch*): nothing to watch.
@@ -38,8 +42,10 @@
  *     CMPXCHG/CMPXCHG8B/16B/XADD even without LOCK: the kernel uses those
  *     only as atomics or on per-CPU data, and on a kernel booted with one
  *     CPU its alternatives patch the LOCK of .smp_locks away, so the
- *     prefix alone is not a reliable sign.  Atomics are synchronization,
- *     not races (KCSAN's rule too).
+ *     prefix alone is not a reliable sign.  And BT on memory: it is
+ *     test_bit(), which the kernel defines as an atomic read (KCSAN
+ *     instruments it as one).  Atomics are synchronization, not races
+ *     (KCSAN's rule too).
  *   - per-CPU: a %gs or %fs segment override.  %gs is this CPU's per-CPU
  *     area (and the stack protector's canary): other CPUs reach it only
  *     through its linear address, rarely, and the base would have to be
@@ -54,9 +60,6 @@
  *     pushes), and the paravirt ones are rewritten at boot.
  *   - two accesses: push/pop with a memory operand (the operand and the
  *     stack slot): the runtime watches one address per hit.
- *   - bit string: bt/bts/btr/btc with a register bit offset and a memory
- *     operand address memory beyond the operand (the offset may be far
- *     from it); with an immediate offset they are kept.
  *   - special: vector, x87, SSE/AVX, privileged and system instructions
  *     (lgdt, invlpg, xsave, clflush...), operand sizes other than 1, 2, 4
  *     or 8 bytes, 64-bit absolute addresses (movabs).  They live in
@@ -142,7 +145,6 @@ enum sample_skip {
 	SAMPLE_SKIP_SPECIAL,
 	SAMPLE_SKIP_STACK,
 	SAMPLE_SKIP_TWO_ACCESSES,
-	SAMPLE_SKIP_BIT_STRING,
 	SAMPLE_SKIP_COUNT
 };
 
@@ -176,6 +178,7 @@ struct sample_site {
 	uint32_t global : 1;	 /* rip-relative or an absolute image address */
 	uint32_t image_disp : 1; /* disp is an image address, relocated with the text */
 	uint32_t retired : 1;	 /* sample_table_retire'd: never drawn again */
+	uint32_t bit_reg : 5;	 /* bt*: the register holding the bit offset, or SAMPLE_REG_NONE */
 };
 
 _Static_assert(sizeof(struct sample_site) == 16, "a site stays 16 bytes: 10^5 of them per kernel");
@@ -189,7 +192,8 @@ static inline unsigned sample_site_size(const struct sample_site *s)
  * sample_site_address - the address site @s accesses when it runs at
  * guest address @rip with the 16 general registers @regs (ModRM order):
  * at an execution breakpoint, which fires before the instruction runs, so
- * the registers are the ones it will use.  @rip may differ from s->addr
+ * the registers are the ones it will use (for a bit string, the word
+ * that holds the bit).  @rip may differ from s->addr
  * by the kernel's KASLR offset; rip-relative and image displacements
  * follow it.  A linear address, without a segment base (kept sites have
  * no %fs/%gs override).
@@ -205,14 +209,14 @@ uint64_t sample_site_global(const struct sample_site *s);
 
 /* What building a table found. */
 struct sample_stats {
-	uint64_t insns;			     /* instructions and undecodable bytes */
-	uint64_t count[SAMPLE_SKIP_COUNT];   /* per reason; [SAMPLE_KEPT] = sites;
-					      * they add up to insns */
-	uint64_t padding_bytes;		     /* INT3 padding, skipped */
-	uint64_t text_bytes;		     /* bytes of code given (decoded) */
-	uint64_t freed_bytes;		     /* vmlinux: bytes of sections left out */
-	unsigned freed_sections;	     /* vmlinux: how many */
-	uint64_t image_lo, image_hi;	     /* displacements in here are image addresses */
+	uint64_t insns;			   /* instructions and undecodable bytes */
+	uint64_t count[SAMPLE_SKIP_COUNT]; /* per reason; [SAMPLE_KEPT] = sites;
+					    * they add up to insns */
+	uint64_t padding_bytes;		   /* INT3 padding, skipped */
+	uint64_t text_bytes;		   /* bytes of code given (decoded) */
+	uint64_t freed_bytes;		   /* vmlinux: bytes of sections left out */
+	unsigned freed_sections;	   /* vmlinux: how many */
+	uint64_t image_lo, image_hi;	   /* displacements in here are image addresses */
 };
 
 struct sample_table;

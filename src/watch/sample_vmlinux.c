@@ -15,7 +15,7 @@
  * kernel has given back.
  */
 static const char *const freed_sections[] = {
-	".init.text", ".exit.text", ".altinstr_replacement", ".altinstr_aux",
+	".init.text",	 ".exit.text",	  ".altinstr_replacement", ".altinstr_aux",
 	".meminit.text", ".memexit.text", ".head.text.init",
 };
 
@@ -45,16 +45,39 @@ static const struct {
  * helpers.  Prefixes, then names that must match whole.
  */
 static const char *const handler_prefixes[] = {
-	"exc_",	    "asm_exc_", "nmi_",	    "do_nmi",	  "default_do_nmi", "kprobe",
-	"__kprobe", "kretprobe", "arch_kprobe", "hw_breakpoint", "arch_install_hw_breakpoint",
-	"arch_uninstall_hw_breakpoint", "kgdb", "kdb_", "oops_", "ex_handler_", "fixup_exception",
-	"kcsan_",   "__kcsan_", "__tsan_", "poke_int3_handler", "do_int3", "do_trap",
-	"do_error_trap", "handle_bug", "report_bug", "notify_die", "unknown_nmi_error",
+	"exc_",
+	"asm_exc_",
+	"nmi_",
+	"do_nmi",
+	"default_do_nmi",
+	"kprobe",
+	"__kprobe",
+	"kretprobe",
+	"arch_kprobe",
+	"hw_breakpoint",
+	"arch_install_hw_breakpoint",
+	"arch_uninstall_hw_breakpoint",
+	"kgdb",
+	"kdb_",
+	"oops_",
+	"ex_handler_",
+	"fixup_exception",
+	"kcsan_",
+	"__kcsan_",
+	"__tsan_",
+	"poke_int3_handler",
+	"do_int3",
+	"do_trap",
+	"do_error_trap",
+	"handle_bug",
+	"report_bug",
+	"notify_die",
+	"unknown_nmi_error",
 	"perf_event_nmi_handler",
 };
 static const char *const handler_names[] = {
-	"die", "__die", "__die_header", "__die_body", "die_addr", "panic", "nmi_panic",
-	"show_regs", "__show_regs", "show_stack", "show_trace_log_lvl",
+	"die",	 "__die",     "__die_header", "__die_body", "die_addr",
+	"panic", "show_regs", "__show_regs",  "show_stack", "show_trace_log_lvl",
 };
 
 static bool is_handler(const char *name)
@@ -138,8 +161,8 @@ static int read_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct samp
 
 static int32_t rd_s32(const uint8_t *p)
 {
-	uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-		     (uint32_t)p[3] << 24;
+	uint32_t v =
+		(uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 
 	return (int32_t)v;
 }
@@ -161,8 +184,8 @@ static int read_patch_tables(Elf_Scn *scn, const GElf_Shdr *sh, const char *name
 		const uint8_t *e = (const uint8_t *)d->d_buf + off;
 		uint64_t insn = sh->sh_addr + off + (uint64_t)(int64_t)rd_s32(e);
 		int rc = alt ? sample_table_exclude(t, insn, insn + e[ALT_INSTRLEN_AT],
-						    SAMPLE_SKIP_PATCHED) :
-			       sample_table_exclude(t, insn, insn + 1, SAMPLE_SKIP_MAY_FAULT);
+						    SAMPLE_SKIP_PATCHED)
+			     : sample_table_exclude(t, insn, insn + 1, SAMPLE_SKIP_MAY_FAULT);
 
 		if (rc)
 			return rc;
@@ -195,16 +218,16 @@ static int walk(Elf *elf, size_t shstrndx, int pass, struct sample_table *t,
 		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
 			continue;
 		if (pass == 0) {
-			rc = sh.sh_type == SHT_SYMTAB ? read_symbols(elf, scn, &sh, t, m) :
-							read_patch_tables(scn, &sh, name, t);
+			rc = sh.sh_type == SHT_SYMTAB ? read_symbols(elf, scn, &sh, t, m)
+						      : read_patch_tables(scn, &sh, name, t);
 			if (rc) {
 				snprintf(why, whylen, "out of memory reading %s", name);
 				return rc;
 			}
 			continue;
 		}
-		if (sh.sh_type != SHT_PROGBITS || (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) !=
-							  (SHF_ALLOC | SHF_EXECINSTR))
+		if (sh.sh_type != SHT_PROGBITS ||
+		    (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) != (SHF_ALLOC | SHF_EXECINSTR))
 			continue;
 		if (is_freed(name, &sh, m)) {
 			t->stats.freed_bytes += sh.sh_size;
@@ -259,8 +282,7 @@ static int build(Elf *elf, struct sample_table *t, char *why, size_t whylen)
 	return 0;
 }
 
-int sample_table_from_vmlinux(const char *path, struct sample_table **out, char *why,
-			      size_t whylen)
+int sample_table_from_vmlinux(const char *path, struct sample_table **out, char *why, size_t whylen)
 {
 	struct sample_table *t;
 	Elf *elf;

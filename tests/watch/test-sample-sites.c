@@ -42,10 +42,15 @@ struct one {
 #define F_GLOBAL 2u
 #define F_IMAGE	 4u
 
-#define KEPT(n, sz, access, fl, a, as, ...)                                                  \
-	{ n, sizeof((uint8_t[]){ __VA_ARGS__ }), { __VA_ARGS__ }, SAMPLE_KEPT, sz, access, fl, a, \
-	  as }
-#define LEFT(n, why, ...) { n, sizeof((uint8_t[]){ __VA_ARGS__ }), { __VA_ARGS__ }, why, 0, "", 0, 0, 0 }
+#define KEPT(n, sz, access, fl, a, as, ...)                                                        \
+	{                                                                                          \
+		n, sizeof((uint8_t[]){ __VA_ARGS__ }), { __VA_ARGS__ }, SAMPLE_KEPT, sz, access,   \
+			fl, a, as                                                                  \
+	}
+#define LEFT(n, why, ...)                                                                          \
+	{                                                                                          \
+		n, sizeof((uint8_t[]){ __VA_ARGS__ }), { __VA_ARGS__ }, why, 0, "", 0, 0, 0        \
+	}
 
 static const struct one cases[] = {
 	KEPT("mov (%rdi),%eax", 4, "r", 0, 0x800000, 0x800000, 0x8b, 0x07),
@@ -57,8 +62,8 @@ static const struct one cases[] = {
 	KEPT("or %eax,(%r8)", 4, "rw", 0, 0x900000, 0x900000, 0x41, 0x09, 0x00),
 	KEPT("andq $-16,0x20(%r9)", 8, "rw", 0, 0xa00020, 0xa00020, 0x49, 0x83, 0x61, 0x20, 0xf0),
 	KEPT("movzbl 0x1(%rsi),%eax", 1, "r", 0, 0x700001, 0x700001, 0x0f, 0xb6, 0x46, 0x01),
-	KEPT("mov 0x1000(%rip),%eax", 4, "r", F_GLOBAL, BASE + 6 + 0x1000, BASE + SLIDE + 6 + 0x1000,
-	     0x8b, 0x05, 0x00, 0x10, 0x00, 0x00),
+	KEPT("mov 0x1000(%rip),%eax", 4, "r", F_GLOBAL, BASE + 6 + 0x1000,
+	     BASE + SLIDE + 6 + 0x1000, 0x8b, 0x05, 0x00, 0x10, 0x00, 0x00),
 	KEPT("mov %rax,-0x8(%rbp)", 8, "w", F_FRAME, 0x5ffff8, 0x5ffff8, 0x48, 0x89, 0x45, 0xf8),
 	KEPT("mov 0xffffffff82000000(,%rax,8),%rdx", 8, "r", F_IMAGE, 0xffffffff82800000ull,
 	     0xffffffff82800000ull + SLIDE, 0x48, 0x8b, 0x14, 0xc5, 0x00, 0x00, 0x00, 0x82),
@@ -71,6 +76,12 @@ static const struct one cases[] = {
 	KEPT("mov -0x80(%r11,%r14,2),%bl", 1, "r", 0, 0x29fff80, 0x29fff80, 0x43, 0x8a, 0x5c, 0x73,
 	     0x80),
 	KEPT("cmove 0x18(%rdi),%rax", 8, "r", 0, 0x800018, 0x800018, 0x48, 0x0f, 0x44, 0x47, 0x18),
+	/* Bit strings: the 8/4/2-byte word holding bit %reg of the operand. */
+	KEPT("bts %rsi,(%rdi)", 8, "rw", 0, 0x800000 + (0x700000 >> 6) * 8,
+	     0x800000 + (0x700000 >> 6) * 8, 0x48, 0x0f, 0xab, 0x37),
+	KEPT("bts %ecx,0x10(%rdi)", 4, "rw", 0, 0x800010 + (0x200000 >> 5) * 4,
+	     0x800010 + (0x200000 >> 5) * 4, 0x0f, 0xab, 0x4f, 0x10),
+	KEPT("btr %ax,(%rbx)", 2, "rw", 0, 0x400000, 0x400000, 0x66, 0x0f, 0xb3, 0x03),
 
 	LEFT("mov (%rsp),%rax", SAMPLE_SKIP_STACK, 0x48, 0x8b, 0x04, 0x24),
 	LEFT("mov %rax,0x8(%rsp)", SAMPLE_SKIP_STACK, 0x48, 0x89, 0x44, 0x24, 0x08),
@@ -81,8 +92,10 @@ static const struct one cases[] = {
 	LEFT("xchg %eax,(%rdi)", SAMPLE_SKIP_ATOMIC, 0x87, 0x07),
 	LEFT("cmpxchg %ecx,(%rdi)", SAMPLE_SKIP_ATOMIC, 0x0f, 0xb1, 0x0f),
 	LEFT("xadd %eax,(%rsi)", SAMPLE_SKIP_ATOMIC, 0x0f, 0xc1, 0x06),
-	LEFT("mov %gs:0x28,%rax", SAMPLE_SKIP_PERCPU, 0x65, 0x48, 0x8b, 0x04, 0x25, 0x28, 0x00, 0x00,
-	     0x00),
+	LEFT("bt %rsi,(%rdi) (test_bit)", SAMPLE_SKIP_ATOMIC, 0x48, 0x0f, 0xa3, 0x37),
+	LEFT("btl $3,(%rdi) (test_bit)", SAMPLE_SKIP_ATOMIC, 0x0f, 0xba, 0x27, 0x03),
+	LEFT("mov %gs:0x28,%rax", SAMPLE_SKIP_PERCPU, 0x65, 0x48, 0x8b, 0x04, 0x25, 0x28, 0x00,
+	     0x00, 0x00),
 	LEFT("mov %gs:0x10(%rax),%rax", SAMPLE_SKIP_PERCPU, 0x65, 0x48, 0x8b, 0x40, 0x10),
 	LEFT("mov %fs:(%rdi),%eax", SAMPLE_SKIP_PERCPU, 0x64, 0x8b, 0x07),
 	LEFT("rep movsb", SAMPLE_SKIP_STRING, 0xf3, 0xa4),
@@ -94,12 +107,11 @@ static const struct one cases[] = {
 	LEFT("jmp *(%rax)", SAMPLE_SKIP_BRANCH, 0xff, 0x20),
 	LEFT("mov %rdi,%rax", SAMPLE_SKIP_NO_MEMORY, 0x48, 0x89, 0xf8),
 	LEFT("push 0x8(%rdi)", SAMPLE_SKIP_TWO_ACCESSES, 0xff, 0x77, 0x08),
-	LEFT("bt %rsi,(%rdi)", SAMPLE_SKIP_BIT_STRING, 0x48, 0x0f, 0xa3, 0x37),
 	LEFT("movdqu (%rdi),%xmm0", SAMPLE_SKIP_SPECIAL, 0xf3, 0x0f, 0x6f, 0x07),
 	LEFT("clflush (%rdi)", SAMPLE_SKIP_SPECIAL, 0x0f, 0xae, 0x3f),
 	LEFT("lgdt (%rax)", SAMPLE_SKIP_SPECIAL, 0x0f, 0x01, 0x10),
-	LEFT("movabs 0x1122334455667788,%eax", SAMPLE_SKIP_SPECIAL, 0xa1, 0x88, 0x77, 0x66, 0x55, 0x44,
-	     0x33, 0x22, 0x11),
+	LEFT("movabs 0x1122334455667788,%eax", SAMPLE_SKIP_SPECIAL, 0xa1, 0x88, 0x77, 0x66, 0x55,
+	     0x44, 0x33, 0x22, 0x11),
 	LEFT("verw 0x100(%rip)", SAMPLE_SKIP_SPECIAL, 0x0f, 0x00, 0x2d, 0x00, 0x01, 0x00, 0x00),
 	LEFT("(bad) 0x06", SAMPLE_SKIP_UNDECODABLE, 0x06),
 };
@@ -159,6 +171,31 @@ static void check_one(const struct one *c)
 		CHECK(!"one site");
 	}
 	check_case_done(c->name, before);
+	sample_table_free(t);
+}
+
+/*
+ * A bit offset is signed and as wide as the operand: bts %ecx,0x10(%rdi)
+ * with %ecx = -1 (whatever %rcx's upper half) sets bit 31 of the word
+ * before the operand; with %ecx = 32, bit 0 of the word after it.
+ */
+static void test_bit_offset_sign(void)
+{
+	static const uint8_t bts[] = { 0x0f, 0xab, 0x4f, 0x10 };
+	struct sample_table *t = table_of(bts, sizeof(bts));
+	const struct sample_site *s = sample_table_site(t, 0);
+	uint64_t r[16];
+
+	memcpy(r, regs, sizeof(r));
+	CHECK(s != NULL);
+	if (s) {
+		r[1] = 0xdeadbeefffffffffull;
+		CHECK_EQ_U64(sample_site_address(s, r, BASE), 0x800010 - 4);
+		r[1] = 0xdeadbeef00000020ull;
+		CHECK_EQ_U64(sample_site_address(s, r, BASE), 0x800010 + 4);
+		r[1] = 31;
+		CHECK_EQ_U64(sample_site_address(s, r, BASE), 0x800010);
+	}
 	sample_table_free(t);
 }
 
@@ -359,7 +396,8 @@ static void test_draw(void)
 			first[a[0]]++;
 	}
 	for (i = 0; i < 10; i++) {
-		printf("test-sample-sites: site %zu drawn first by %u of 20000 seeds\n", i, first[i]);
+		printf("test-sample-sites: site %zu drawn first by %u of 20000 seeds\n", i,
+		       first[i]);
 		CHECK(first[i] > 1700 && first[i] < 2300);
 	}
 	sample_table_free(t);
@@ -401,7 +439,7 @@ static void elf_lookup(const char *path, struct elf_lookup *q, size_t nq)
 		for (j = 0; sname && j < nq; j++)
 			if (q[j].section && !strcmp(q[j].name, sname))
 				q[j] = (struct elf_lookup){ q[j].name, true, sh.sh_addr, sh.sh_size,
-							      true };
+							    true };
 		if (sh.sh_type != SHT_SYMTAB || !(d = elf_getdata(scn, NULL)))
 			continue;
 		for (i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
@@ -435,8 +473,21 @@ static size_t sites_in(const struct sample_table *t, uint64_t lo, uint64_t hi)
 }
 
 enum {
-	L_INIT, L_ALTREPL, L_EXIT, L_NOINSTR_S, L_NOINSTR_E, L_ENTRY_S, L_ENTRY_E, L_GET_AVENRUN,
-	L_AVENRUN, L_TSAN_READ8, L_PLAIN_WRITE, L_PLAIN_WORD, L_INSTR_READ, L_UNINSTR_WORD, L_N
+	L_INIT,
+	L_ALTREPL,
+	L_EXIT,
+	L_NOINSTR_S,
+	L_NOINSTR_E,
+	L_ENTRY_S,
+	L_ENTRY_E,
+	L_GET_AVENRUN,
+	L_AVENRUN,
+	L_TSAN_READ8,
+	L_PLAIN_WRITE,
+	L_PLAIN_WORD,
+	L_INSTR_READ,
+	L_UNINSTR_WORD,
+	L_N
 };
 
 /* get_avenrun() (kernel/sched/loadavg.c): loads[i] = (avenrun[i] + offset) << shift, i < 3. */
@@ -474,14 +525,16 @@ static void check_race_test(const struct sample_table *t, const struct elf_looku
 	struct {
 		int fn, var;
 		bool write;
-	} want[] = { { L_PLAIN_WRITE, L_PLAIN_WORD, true }, { L_INSTR_READ, L_UNINSTR_WORD, false } };
+	} want[] = { { L_PLAIN_WRITE, L_PLAIN_WORD, true },
+		     { L_INSTR_READ, L_UNINSTR_WORD, false } };
 	size_t w, i;
 
 	for (w = 0; w < 2; w++) {
 		size_t hits = 0;
 
 		if (!l[want[w].fn].found || !l[want[w].var].found) {
-			printf("test-sample-sites: no %s here (the race test is a module in this kernel)\n",
+			printf("test-sample-sites: no %s here (the race test is a module in this "
+			       "kernel)\n",
 			       l[want[w].fn].name);
 			continue;
 		}
@@ -563,9 +616,9 @@ static void check_vmlinux(const char *path)
 	CHECK_EQ_U64(sites_in(t, l[L_ENTRY_S].value, l[L_ENTRY_E].value), 0);
 	/* The in-kernel sanitizer's runtime is left out by name. */
 	CHECK(l[L_TSAN_READ8].found);
-	CHECK_EQ_U64(sites_in(t, l[L_TSAN_READ8].value,
-			      l[L_TSAN_READ8].value + l[L_TSAN_READ8].size),
-		     0);
+	CHECK_EQ_U64(
+		sites_in(t, l[L_TSAN_READ8].value, l[L_TSAN_READ8].value + l[L_TSAN_READ8].size),
+		0);
 	check_get_avenrun(t, l);
 	check_race_test(t, l);
 	check_case_done(path, before);
@@ -575,13 +628,15 @@ static void check_vmlinux(const char *path)
 /* The cached vmlinux of build-vmlinux.sh's @config in this tree, or NULL. */
 static const char *cached_vmlinux(const char *config, char *buf, size_t len)
 {
-	const char *top = getenv("top_srcdir"), *home = getenv("HOME"), *env = getenv("CSAN_LINUX_CACHE");
+	const char *top = getenv("top_srcdir"), *home = getenv("HOME"),
+		   *env = getenv("CSAN_LINUX_CACHE");
 	const char *dirs[3] = { env, "/var/cache/csan-vmm/linux", NULL };
 	char cmd[4096], key[256] = "", home_cache[4096];
 	FILE *p;
 	size_t i;
 
-	snprintf(cmd, sizeof(cmd), "sh '%s/tools/linux/build-vmlinux.sh' --config=%s --print-key 2>/dev/null",
+	snprintf(cmd, sizeof(cmd),
+		 "sh '%s/tools/linux/build-vmlinux.sh' --config=%s --print-key 2>/dev/null",
 		 top && *top ? top : ".", config);
 	p = popen(cmd, "r");
 	if (!p)
@@ -616,12 +671,14 @@ int main(void)
 		regs[i] = 0x100000ull * (i + 1);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		check_one(&cases[i]);
+	test_bit_offset_sign();
 	test_ranges();
 	test_draw();
 
 	for (i = 0; i < 2; i++) {
 		if (!cached_vmlinux(configs[i], path, sizeof(path))) {
-			printf("test-sample-sites: no cached %s test kernel (tools/linux/build-vmlinux.sh "
+			printf("test-sample-sites: no cached %s test kernel "
+			       "(tools/linux/build-vmlinux.sh "
 			       "--config=%s builds it)\n",
 			       configs[i], configs[i]);
 			continue;
@@ -630,7 +687,8 @@ int main(void)
 		check_vmlinux(path);
 	}
 	if (!found && !check_failures) {
-		printf("test-sample-sites: %d checks passed; SKIP: no cached test kernel to count sites on\n",
+		printf("test-sample-sites: %d checks passed; SKIP: no cached test kernel to count "
+		       "sites on\n",
 		       check_count);
 		return SKIP;
 	}
