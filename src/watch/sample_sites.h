@@ -25,7 +25,7 @@
  * bit, at the operand plus (offset >> log2(operand bits)) operands (SDM
  * Vol. 2A, BT), which sample_site_address follows.  Every other
  * instruction is left out, each for one reason (enum sample_skip,
- * counted per table):
+ * counted per table, under the first that applies in the enum's order):
  *
  *   - no memory operand, or one that is not accessed (lea, nop with a
  *     ModRM operand, prefetch*): nothing to watch.
@@ -33,8 +33,8 @@
  *     enter (with no other memory operand), and
  *   - stack: an operand based on %rsp.  The stack is the thread's own; a
  *     race on it is vanishingly rare and a watch on it would fire on
- *     every call.
- *     An operand based on %rbp is kept but marked (SAMPLE_F_FRAME): with
+ *     every call.  An operand based on %rbp is kept but marked (site
+ *     field frame): with
  *     frame pointers it is a stack slot, without them %rbp is an ordinary
  *     register; the runtime tells by the address (within the vCPU's
  *     stack or not).
@@ -113,7 +113,7 @@
  *     site's own address for the table's view (sample_site_global);
  *   - a displacement that is itself an address in the image (an array
  *     indexed by a register, "mov ARRAY(,%rax,8)") is relocated by the
- *     kernel at boot with the text: marked SAMPLE_F_IMAGE_DISP, and moved
+ *     kernel at boot with the text: marked image_disp, and moved
  *     by the same offset, taken as the hit's RIP less the site's address.
  *
  * Selection (DataCollider's choice): uniformly at random over the static
@@ -127,7 +127,11 @@
  * drawing begins.
  */
 
-/* Why an instruction is not a site (see above); SAMPLE_KEPT for a site. */
+/*
+ * Why an instruction is not a site (see above); SAMPLE_KEPT for a site.
+ * A table is not locked: build and draw from one thread, or under the
+ * caller's lock.
+ */
 enum sample_skip {
 	SAMPLE_KEPT = 0,
 	SAMPLE_SKIP_UNDECODABLE,
