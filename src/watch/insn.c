@@ -7,6 +7,7 @@
 #include <capstone/capstone.h>
 
 #include "watch/insn.h"
+#include "watch/insn_rules.h"
 
 /* Stack slots are 8 bytes in 64-bit mode, 2 with an operand-size prefix. */
 #define STACK_SLOT	  8
@@ -31,7 +32,7 @@ static int open_x86_64(csh *h, char *why, size_t whylen)
 }
 
 /* Instructions with a memory operand that reads and writes nothing there. */
-static bool touches_no_memory(unsigned id)
+bool insn_touches_no_memory(unsigned id)
 {
 	switch (id) {
 	case X86_INS_LEA:
@@ -55,7 +56,7 @@ static bool touches_no_memory(unsigned id)
  * read-modify-write.  An operand capstone leaves unmarked is taken as
  * read, the weaker claim.
  */
-static void operand_access(const cs_insn *insn, const cs_x86_op *op, struct insn_access *a)
+void insn_operand_access(const cs_insn *insn, const cs_x86_op *op, struct insn_access *a)
 {
 	const cs_x86 *x = &insn->detail->x86;
 
@@ -86,7 +87,7 @@ static void operand_access(const cs_insn *insn, const cs_x86_op *op, struct insn
  * The implicit stack access of @insn: 1 write (push, call, enter), -1
  * read (pop, ret, leave), 0 none.
  */
-static int stack_direction(unsigned id)
+int insn_stack_direction(unsigned id)
 {
 	switch (id) {
 	case X86_INS_PUSH:
@@ -105,6 +106,21 @@ static int stack_direction(unsigned id)
 	}
 }
 
+bool insn_is_locked_rmw(const cs_insn *insn)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	unsigned i;
+
+	if (x->prefix[0] == X86_PREFIX_LOCK)
+		return true;
+	if (insn->id != X86_INS_XCHG)
+		return false;
+	for (i = 0; i < x->op_count; i++)
+		if (x->operands[i].type == X86_OP_MEM)
+			return true;
+	return false;
+}
+
 static void add_access(struct insn_info *out, const struct insn_access *a)
 {
 	if (out->naccesses == INSN_MAX_ACCESSES)
@@ -121,7 +137,7 @@ static void describe(const cs_insn *insn, struct insn_info *out)
 {
 	const cs_x86 *x = &insn->detail->x86;
 	struct insn_access a;
-	int dir = stack_direction(insn->id);
+	int dir = insn_stack_direction(insn->id);
 	unsigned i;
 
 	memset(out, 0, sizeof(*out));
@@ -129,16 +145,14 @@ static void describe(const cs_insn *insn, struct insn_info *out)
 	out->len = insn->size;
 	snprintf(out->text, sizeof(out->text), "%s%s%s", insn->mnemonic, insn->op_str[0] ? " " : "",
 		 insn->op_str);
-	out->atomic = x->prefix[0] == X86_PREFIX_LOCK;
-	if (touches_no_memory(insn->id))
+	out->atomic = insn_is_locked_rmw(insn);
+	if (insn_touches_no_memory(insn->id))
 		return;
 	for (i = 0; i < x->op_count; i++) {
 		if (x->operands[i].type != X86_OP_MEM)
 			continue;
-		operand_access(insn, &x->operands[i], &a);
+		insn_operand_access(insn, &x->operands[i], &a);
 		add_access(out, &a);
-		if (insn->id == X86_INS_XCHG)
-			out->atomic = true;
 	}
 	if (dir) {
 		a = (struct insn_access){
@@ -292,13 +306,23 @@ out:
  */
 static pthread_mutex_t capstone_lock = PTHREAD_MUTEX_INITIALIZER;
 
+void insn_capstone_lock(void)
+{
+	pthread_mutex_lock(&capstone_lock);
+}
+
+void insn_capstone_unlock(void)
+{
+	pthread_mutex_unlock(&capstone_lock);
+}
+
 int insn_before_trap(const struct insn_code *code, uint64_t rip, struct insn_info *out, char *why,
 		     size_t whylen)
 {
 	int rc;
 
-	pthread_mutex_lock(&capstone_lock);
+	insn_capstone_lock();
 	rc = decode_before_trap(code, rip, out, why, whylen);
-	pthread_mutex_unlock(&capstone_lock);
+	insn_capstone_unlock();
 	return rc;
 }
