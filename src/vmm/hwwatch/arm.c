@@ -76,6 +76,19 @@ int hw_watch_arm(struct vcpu *vcpu, uint64_t addr, uint32_t *size, uint32_t acce
 	return VCPU_RESUME;
 }
 
+bool hw_watch_caught(struct vcpu *vcpu, uint32_t ticket)
+{
+	struct hw_engine *hw = vcpu->vm->hw;
+	struct hw_armed *w;
+	bool caught;
+
+	pthread_mutex_lock(&hw->lock);
+	w = hw_find_armed(hw, ticket);
+	caught = w && w->cpu == vcpu->id && w->have_hit;
+	pthread_mutex_unlock(&hw->lock);
+	return caught;
+}
+
 int hw_watch_disarm(struct vcpu *vcpu, uint32_t ticket, struct hw_watch_result *res)
 {
 	struct vm *vm = vcpu->vm;

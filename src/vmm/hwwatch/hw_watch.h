@@ -68,6 +68,13 @@ int hw_watch_arm(struct vcpu *vcpu, uint64_t addr, uint32_t *size, uint32_t acce
 		 uint32_t *ticket, uint32_t *status);
 
 /*
+ * hw_watch_caught - whether @vcpu's watch @ticket has caught an access
+ * that counts so far (it stays armed).  For a watcher that holds its vCPU
+ * until the other side shows.
+ */
+bool hw_watch_caught(struct vcpu *vcpu, uint32_t ticket);
+
+/*
  * hw_watch_disarm - end @vcpu's watch @ticket on every vCPU and tell what
  * it caught in @res.  Returns VCPU_RESUME, -ENOENT when @ticket is not a
  * watch @vcpu armed, or VCPU_STOP after vm_end() on a host error.

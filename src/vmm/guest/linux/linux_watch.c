@@ -82,6 +82,14 @@
 #define LW_BUDGET_PCT	   20
 #define LW_BUDGET_BURST_MS 50
 
+/*
+ * How long a watcher whose unbacked watch saw its value change is held,
+ * with the registers armed, for the writer to write again (delay_return):
+ * long enough for a writer's vCPU to be scheduled in the emulated host,
+ * short beside the KUnit case's wait.
+ */
+#define LW_SECOND_LOOK_MS 50
+
 /* KCSAN's watched accesses use csan's access bits (include/linux/kcsan-checks.h). */
 _Static_assert(CSAN_ACCESS_WRITE == 1 && CSAN_ACCESS_COMPOUND == 2 && CSAN_ACCESS_ATOMIC == 4 &&
 		       CSAN_ACCESS_ASSERT == 8 && CSAN_ACCESS_SCOPED == 16,
@@ -97,6 +105,11 @@ struct lw_live {
 	uint32_t size, type, ticket, context, task_id;
 	bool pending; /* not yet at KCSAN's delay, where it is armed */
 	bool armed;
+	bool value_known; /* not armed at the delay: @old read then */
+	bool in_delay;	  /* its delay returns to the delay trap (delay_return) */
+	bool late;	  /* armed as its delay returned, the value having changed */
+	uint64_t old;
+	uint64_t delay_rsp; /* %rsp at the delay trap, as it is again on the return */
 };
 
 struct lw_waiting {
@@ -129,6 +142,7 @@ struct linux_watch {
 	uint64_t favoured;    /* backed from the budget's reserve for shared data */
 	uint64_t on_stack;    /* watchpoints on the watcher's own stack, left to KCSAN */
 	uint64_t not_delayed; /* calls KCSAN ended before its delay: no watchpoint set */
+	uint64_t late, late_caught; /* unbacked watches whose value changed, armed then; caught */
 	struct arm_budget budget;
 	/*
 	 * The traps are in the guest's text.  A PVH vmlinux is in place
@@ -544,6 +558,23 @@ static void exits_set(struct linux_watch *lw, bool trap)
 }
 
 /*
+ * The value of @l, a watch left unbacked, as KCSAN's delay begins
+ * (KCSAN's own read was just before): compared as the delay returns
+ * (delay_return).  KCSAN compares values of 1, 2, 4 and 8 bytes only.
+ */
+static void note_value(struct vcpu *vcpu, struct lw_live *l)
+{
+	uint64_t v = 0;
+
+	if (l->size != 1 && l->size != 2 && l->size != 4 && l->size != 8)
+		return;
+	if (guest_read_linear(vcpu, l->addr, &v, l->size) != l->size)
+		return;
+	l->old = v;
+	__atomic_store_n(&l->value_known, true, __ATOMIC_RELEASE);
+}
+
+/*
  * Back the watch @l of @vcpu (whose %rsp is @rsp) with the debug
  * registers, while the time budget lasts: from the delay trap, or from
  * the entry trap when the kernel has no delay call to trap.
@@ -552,7 +583,7 @@ static int back_watch(struct vcpu *vcpu, struct linux_watch *lw, struct lw_live 
 {
 	uint32_t size, status = CSAN_HW_OFF, ticket = 0;
 	uint64_t t0 = clock_now_ns();
-	bool arm = true;
+	bool arm = true, on_stack = false;
 	int rc;
 
 	l->pending = false;
@@ -566,6 +597,7 @@ static int back_watch(struct vcpu *vcpu, struct linux_watch *lw, struct lw_live 
 	 */
 	if (l->addr - (rsp & ~(LINUX_THREAD_SIZE - 1)) < LINUX_THREAD_SIZE) {
 		arm = false;
+		on_stack = true;
 		lw->on_stack++;
 	} else {
 		switch (arm_budget_admit(&lw->budget, l->addr, vcpu->id,
@@ -579,8 +611,11 @@ static int back_watch(struct vcpu *vcpu, struct linux_watch *lw, struct lw_live 
 		}
 	}
 	pthread_mutex_unlock(&lw->lock);
-	if (!arm)
+	if (!arm) {
+		if (lw->has_delay && !on_stack)
+			note_value(vcpu, l);
 		return VCPU_RESUME;
+	}
 	size = l->size ? l->size : 1;
 	rc = hw_watch_arm(vcpu, l->addr, &size, l->type & CSAN_ACCESS_KNOWN, &ticket, &status);
 	if (rc != VCPU_RESUME)
@@ -594,6 +629,8 @@ static int back_watch(struct vcpu *vcpu, struct linux_watch *lw, struct lw_live 
 	else if (status != CSAN_HW_OFF)
 		lw->not_armed++;
 	pthread_mutex_unlock(&lw->lock);
+	if (!l->armed && status != CSAN_HW_OFF && lw->has_delay)
+		note_value(vcpu, l);
 	return VCPU_RESUME;
 }
 
@@ -643,24 +680,82 @@ static int entry_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs
 }
 
 /*
+ * KCSAN's delay returns, for a watch the budget left unbacked (the delay
+ * trap pointed its return at the trap itself): KCSAN is about to read
+ * the value again.  If it changed meanwhile, KCSAN will report a race at
+ * unknown origin, and the writer may well write again.  The watcher has
+ * not gone on since its access, so holding it is only a longer delay: arm
+ * after all, hold it up to LW_SECOND_LOOK_MS for the other side, and let
+ * the exit trap disarm and report as for any backed watch (merged with
+ * KCSAN's report, which waits for it).  A race has already shown there,
+ * so this is not charged to the budget.  Counted as backed late.
+ */
+static int delay_return(struct vcpu *vcpu, struct linux_watch *lw, struct lw_live *l,
+			struct kvm_regs *k)
+{
+	const struct timespec tick = { .tv_nsec = 100000 };
+	uint32_t size = l->size, status = CSAN_HW_OFF, ticket = 0;
+	uint64_t v = 0, until;
+	int rc;
+
+	l->in_delay = false;
+	/* On past the call: RIP moved, KVM does not step past the OUT. */
+	k->rip = lw->delay.addr + lw->delay.len;
+	if (ioctl(vcpu->fd, KVM_SET_REGS, k) < 0) {
+		log_error_errno(errno, "vCPU %u: cannot return from KCSAN's delay at %#" PRIx64,
+				vcpu->id, lw->delay.addr);
+		vm_end(vcpu->vm, VM_END_HOST_ERROR, 0, 0);
+		return VCPU_STOP;
+	}
+	if (guest_read_linear(vcpu, l->addr, &v, l->size) != l->size || v == l->old)
+		return VCPU_RESUME;
+	rc = hw_watch_arm(vcpu, l->addr, &size, l->type & CSAN_ACCESS_KNOWN, &ticket, &status);
+	if (rc != VCPU_RESUME || status != CSAN_HW_ARMED)
+		return rc;
+	l->ticket = ticket;
+	l->late = true;
+	__atomic_store_n(&l->armed, true, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&lw->lock);
+	lw->late++;
+	pthread_mutex_unlock(&lw->lock);
+	until = clock_now_ns() + LW_SECOND_LOOK_MS * 1000000ull;
+	while (!hw_watch_caught(vcpu, ticket) && clock_now_ns() < until &&
+	       !__atomic_load_n(&vcpu->vm->ended, __ATOMIC_RELAXED))
+		nanosleep(&tick, NULL);
+	return VCPU_RESUME;
+}
+
+/*
  * The delay trap: KCSAN has read the watched value and is about to wait.
  * The call is this vCPU's innermost live watch's when that one's stack
  * frame is where this call's is (an interrupt's call of
  * kcsan_setup_watchpoint that is not followed has a frame of its own,
  * below).  The call is made first, so the vCPU is never left on its
- * trap, whatever arming returns.
+ * trap, whatever arming returns.  A watch left unbacked with its value
+ * noted gets its delay's return address pointed at this trap, to be
+ * looked at again there (delay_return); the stack is then as at the
+ * call, which tells the return from a call.
  */
 static int delay_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs *k)
 {
 	const uint64_t rsp = k->rsp;
 	unsigned d = lw->depth[vcpu->id];
 	struct lw_live *l = d ? &lw->live[vcpu->id][d - 1] : NULL;
+	int rc;
 
+	if (l && l->in_delay && l->delay_rsp == rsp)
+		return delay_return(vcpu, lw, l, k);
 	if (!emulate(vcpu, &lw->delay, k))
 		return VCPU_STOP;
 	if (!l || !l->pending || l->frame != rsp + lw->delay.depth)
 		return VCPU_RESUME;
-	return back_watch(vcpu, lw, l, rsp);
+	rc = back_watch(vcpu, lw, l, rsp);
+	/* k->rsp is at the return address the call pushed. */
+	if (rc == VCPU_RESUME && l->value_known && write_u64(vcpu, k->rsp, lw->delay.addr)) {
+		l->delay_rsp = rsp;
+		l->in_delay = true;
+	}
+	return rc;
 }
 
 /* End @l, a watch of @vcpu: disarm it and report what it caught. */
@@ -684,6 +779,8 @@ static int end_watch(struct vcpu *vcpu, struct linux_watch *lw, const struct lw_
 	arm_budget_charge(&lw->budget, clock_now_ns() - t0);
 	if (res.hits)
 		arm_budget_caught(&lw->budget, l->addr);
+	if (l->late && res.have_hit)
+		lw->late_caught++;
 	pthread_mutex_unlock(&lw->lock);
 	if (rc == VCPU_RESUME)
 		watch_ended(vcpu, lw, l, &res);
@@ -946,9 +1043,12 @@ void linux_watch_print_stats(struct linux_watch *lw, FILE *f)
 			   " on the watcher's stack, %" PRIu64 " nested too deep, %" PRIu64
 			   " ended by KCSAN before its delay; %" PRIu64
 			   " host reports, %" PRIu64 " merged with Linux's own, %" PRIu64
-			   " without the watcher's stack\n",
+			   " without the watcher's stack; %" PRIu64
+			   " unbacked whose value changed, backed late (%" PRIu64
+			   " caught the other side then)\n",
 		lw->entries, lw->armed, lw->not_armed, lw->over_budget, LW_BUDGET_PCT, lw->favoured,
-		lw->on_stack, lw->too_deep, lw->not_delayed, lw->reports, lw->merged, lw->lost_frames);
+		lw->on_stack, lw->too_deep, lw->not_delayed, lw->reports, lw->merged, lw->lost_frames,
+		lw->late, lw->late_caught);
 	pthread_mutex_unlock(&lw->lock);
 }
 
