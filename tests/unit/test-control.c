@@ -63,6 +63,8 @@ static void test_parse(void)
 	CHECK(control_parse("watch hw", &c, why, sizeof(why)) == 0 && c.verb == CONTROL_WATCH_HW);
 	CHECK(control_parse("  watch\tsoft\r", &c, why, sizeof(why)) == 0 &&
 	      c.verb == CONTROL_WATCH_SOFT);
+	CHECK(control_parse("watch sample", &c, why, sizeof(why)) == 0 &&
+	      c.verb == CONTROL_WATCH_SAMPLE);
 	CHECK(control_parse("stats", &c, why, sizeof(why)) == 0 && c.verb == CONTROL_STATS);
 	CHECK(control_parse("help", &c, why, sizeof(why)) == 0 && c.verb == CONTROL_HELP);
 	CHECK(control_parse("quit", &c, why, sizeof(why)) == 0 && c.verb == CONTROL_QUIT);
@@ -73,7 +75,7 @@ static void test_parse(void)
 	      c.verb == CONTROL_SET && c.knob == knob_find("udelay_task") && c.value == 32);
 
 	CHECK(control_parse("watch both", &c, why, sizeof(why)) == -EINVAL);
-	CHECK_CONTAINS(why, "usage: watch [hw|soft]");
+	CHECK_CONTAINS(why, "usage: watch [hw|soft|sample]");
 	CHECK(control_parse("frob", &c, why, sizeof(why)) == -EINVAL);
 	CHECK_CONTAINS(why, "unknown command 'frob'");
 	CHECK(control_parse("stats now", &c, why, sizeof(why)) == -EINVAL);

@@ -159,16 +159,21 @@ static void update_dr7(struct hw_engine *hw)
 	hw->gen++;
 }
 
-int hw_apply_everywhere(struct vcpu *vcpu)
+int hw_apply_all(struct vm *vm)
 {
-	int err = vcpu_run_on_all(vcpu->vm, apply_debugregs, vcpu->vm->hw);
+	int err = vcpu_run_on_all(vm, apply_debugregs, vm->hw);
 
 	if (err) {
 		log_error_errno(-err, "KVM_SET_GUEST_DEBUG failed");
-		vm_end(vcpu->vm, VM_END_HOST_ERROR, 0, 0);
-		return VCPU_STOP;
+		vm_end(vm, VM_END_HOST_ERROR, 0, 0);
+		return -EIO;
 	}
-	return VCPU_RESUME;
+	return 0;
+}
+
+int hw_apply_everywhere(struct vcpu *vcpu)
+{
+	return hw_apply_all(vcpu->vm) ? VCPU_STOP : VCPU_RESUME;
 }
 
 /*

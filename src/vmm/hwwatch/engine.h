@@ -14,6 +14,13 @@
 #include "vmm/kvm/vcpu.h"
 #include "watch/debugreg.h"
 
+/*
+ * The debug-register allocator's owners of code breakpoints: the top of
+ * the ticket space, which watch tickets skip (arm.c).
+ */
+#define HW_CODE_TICKET_BASE 0xfffffff0u
+#define HW_CODE_TICKET(i)   (HW_CODE_TICKET_BASE + (i))
+
 /* One guest watch backed by debug registers. */
 struct hw_armed {
 	uint32_t ticket; /* 0: the entry is free */
@@ -79,6 +86,13 @@ struct hw_engine {
 	uint64_t undecoded;
 	char undecoded_why[256];
 	const struct hw_guest_view *view; /* how the guest is read; NULL: as a task, unmarked */
+	/* Code breakpoints (code_bp.c): the handler of their hits, and counts. */
+	hw_code_hit_fn code_hit;
+	void *code_ctx;
+	unsigned ncode;	     /* code breakpoints in slots now */
+	uint64_t code_loads; /* hw_code_breakpoints_set calls that loaded */
+	uint64_t code_hits;  /* exits at one of them */
+	uint64_t code_short; /* breakpoints asked for that found no free slot */
 };
 
 /* hw_vcpu - the engine's state for @vcpu. */
@@ -118,6 +132,12 @@ void hw_put_slots(struct hw_engine *hw, uint32_t ticket);
  */
 int hw_apply_everywhere(struct vcpu *vcpu);
 
+/*
+ * hw_apply_all - hw_apply_everywhere from any thread (a vCPU's or the
+ * supervisor's).  Returns 0, or -EIO after vm_end() when a load failed.
+ */
+int hw_apply_all(struct vm *vm);
+
 /* hw_slots_of - the slots @vcpu has loaded for the watch @ticket (its own thread). */
 unsigned hw_slots_of(struct hw_engine *hw, const struct vcpu *vcpu, uint32_t ticket);
 
@@ -127,6 +147,17 @@ unsigned hw_slots_of(struct hw_engine *hw, const struct vcpu *vcpu, uint32_t tic
  * after vm_end() when the load failed.
  */
 int hw_mute_after_hit(struct vcpu *vcpu, unsigned mask);
+
+/* code_bp.c */
+
+/*
+ * hw_code_exit - a debug exit on @vcpu with the instruction breakpoints
+ * @exec_hits (DR6 Bn of exec slots it had loaded): the code breakpoint's
+ * handler, then the instruction resumed past it.  Returns VCPU_RESUME,
+ * VCPU_STOP, or VCPU_DEFAULT when none of them was a code breakpoint of
+ * ours.
+ */
+int hw_code_exit(struct vcpu *vcpu, unsigned exec_hits);
 
 /*
  * hw_engine_new - the per-VM state of hardware watches for @ncpus vCPUs

@@ -74,8 +74,10 @@ static int parse_watch(char **w, int n, struct control_cmd *cmd, char *why, size
 		cmd->verb = CONTROL_WATCH_HW;
 	else if (n == 2 && strcmp(w[1], "soft") == 0)
 		cmd->verb = CONTROL_WATCH_SOFT;
+	else if (n == 2 && strcmp(w[1], "sample") == 0)
+		cmd->verb = CONTROL_WATCH_SAMPLE;
 	else
-		return parse_error(why, whylen, "%s", "usage: watch [hw|soft]");
+		return parse_error(why, whylen, "%s", "usage: watch [hw|soft|sample]");
 	return 0;
 }
 
@@ -122,8 +124,9 @@ int control_parse(const char *line, struct control_cmd *cmd, char *why, size_t w
 
 void control_help(FILE *f)
 {
-	fprintf(f, "watch            print the watch mode (soft or hw)\n"
+	fprintf(f, "watch            print the watch mode (soft, hw or sample)\n"
 		   "watch hw|soft    back watchpoints with debug registers, or not\n"
+		   "watch sample     ok in a run started with --watch=sample (it cannot switch)\n"
 		   "stats            the guest runtime's counters and the races so far\n"
 		   "get [KNOB]       a knob's value (all knobs without KNOB)\n"
 		   "set KNOB VALUE   change a knob of the guest runtime now\n"
@@ -166,7 +169,13 @@ static void reply_watch(struct vm *vm, const struct control_cmd *cmd, FILE *repl
 {
 	char why[512];
 
-	if (cmd->verb != CONTROL_WATCH_SHOW &&
+	/* Sampling builds its table of sites before boot: it is chosen at start or not at all. */
+	if (cmd->verb == CONTROL_WATCH_SAMPLE && !vm->watch_sample) {
+		fprintf(reply,
+			"error: sampling is chosen at start: run again with --watch=sample\n");
+		return;
+	}
+	if (cmd->verb != CONTROL_WATCH_SHOW && cmd->verb != CONTROL_WATCH_SAMPLE &&
 	    watch_mode_set(vm, cmd->verb == CONTROL_WATCH_HW, why, sizeof(why))) {
 		fprintf(reply, "error: %s\n", why);
 		return;
@@ -184,7 +193,8 @@ enum control_after control_run(struct vm *vm, const struct control_cmd *cmd, FIL
 		break;
 	case CONTROL_WATCH_SHOW:
 	case CONTROL_WATCH_HW:
-	case CONTROL_WATCH_SOFT: reply_watch(vm, cmd, reply); break;
+	case CONTROL_WATCH_SOFT:
+	case CONTROL_WATCH_SAMPLE: reply_watch(vm, cmd, reply); break;
 	case CONTROL_STATS:
 		if (control_print_stats(vm, reply))
 			fprintf(reply, "error: %s\n", NOT_ATTACHED);

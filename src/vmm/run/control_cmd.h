@@ -13,16 +13,17 @@ struct vm;
 #define CONTROL_LINE_MAX 256
 
 enum control_verb {
-	CONTROL_EMPTY,	    /* a blank line: no command, no reply */
-	CONTROL_HELP,	    /* help */
-	CONTROL_WATCH_SHOW, /* watch */
-	CONTROL_WATCH_HW,   /* watch hw */
-	CONTROL_WATCH_SOFT, /* watch soft */
-	CONTROL_STATS,	    /* stats */
-	CONTROL_GET_ALL,    /* get */
-	CONTROL_GET,	    /* get KNOB */
-	CONTROL_SET,	    /* set KNOB VALUE */
-	CONTROL_QUIT,	    /* quit */
+	CONTROL_EMPTY,	      /* a blank line: no command, no reply */
+	CONTROL_HELP,	      /* help */
+	CONTROL_WATCH_SHOW,   /* watch */
+	CONTROL_WATCH_HW,     /* watch hw */
+	CONTROL_WATCH_SOFT,   /* watch soft */
+	CONTROL_WATCH_SAMPLE, /* watch sample: only where the run started sampling */
+	CONTROL_STATS,	      /* stats */
+	CONTROL_GET_ALL,      /* get */
+	CONTROL_GET,	      /* get KNOB */
+	CONTROL_SET,	      /* set KNOB VALUE */
+	CONTROL_QUIT,	      /* quit */
 };
 
 struct control_cmd {
