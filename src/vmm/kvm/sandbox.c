@@ -97,7 +97,7 @@ static const unsigned long allowed_ioctls[] = {
 	KVM_SET_REGS, /* what a KCSAN trap replaced, done by the host (linux_watch.c) */
 	KVM_GET_SREGS,
 	KVM_TRANSLATE,
-	KVM_GET_MSRS, /* MSR_LSTAR: the running kernel and its KASLR offset (sample/attach.c) */
+	KVM_GET_MSRS, /* MSR_LSTAR: the running kernel and its KASLR offset (sample/sample_setup.c) */
 	KVM_SET_GUEST_DEBUG,
 	KVM_GET_VCPU_EVENTS,
 	KVM_SET_VCPU_EVENTS,

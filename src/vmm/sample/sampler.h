@@ -56,7 +56,7 @@ struct sampler {
 	struct sample_counts n;
 };
 
-/* hit.c */
+/* sample_hit.c */
 
 /* sample_code_hit - the hwwatch/ engine's code-breakpoint handler (hw_code_hit_fn). */
 int sample_code_hit(struct vcpu *vcpu, uint64_t addr, void *ctx);

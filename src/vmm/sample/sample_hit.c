@@ -1,4 +1,5 @@
-/* hit.c: a sampled instruction reached: watch its address, hold its vCPU, compare, report. */
+/* sample_hit.c: a sampled instruction reached: watch its address, hold its vCPU, compare, report.
+ */
 #include "config.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* attach.c: sampling joins a VM: the table of sites, the running kernel, the draws. */
+/* sample_setup.c: sampling joins a VM: the table of sites, the running kernel, the draws. */
 #include "config.h"
 
 #include <errno.h>
@@ -121,6 +121,16 @@ static uint64_t draw_one(struct sampler *sp)
 	return 0;
 }
 
+static bool drawn(const uint64_t *addrs, unsigned n, uint64_t a)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (addrs[i] == a)
+			return true;
+	return false;
+}
+
 /*
  * The supervisor's tick: every period, new sites for the code
  * breakpoints, uniformly over the table (sample_table_draw), so the
@@ -132,6 +142,7 @@ static int draw_tick(struct vm *vm, struct vcpu *vcpu, void *ctx)
 	struct sampler *sp = ctx;
 	uint64_t addrs[HW_CODE_MAX], now = clock_now_ns();
 	unsigned i, n = 0, loaded = 0;
+	bool same;
 
 	(void)vcpu;
 	if (!__atomic_load_n(&sp->running, __ATOMIC_ACQUIRE))
@@ -142,18 +153,30 @@ static int draw_tick(struct vm *vm, struct vcpu *vcpu, void *ctx)
 	for (i = 0; i < sp->o.breakpoints; i++) {
 		uint64_t a = draw_one(sp);
 
-		if (a)
-			sp->live[n++] = a;
+		if (a && !drawn(addrs, n, a))
+			addrs[n++] = a;
 	}
+	same = n == sp->nlive;
+	for (i = 0; i < n && same; i++)
+		same = drawn(sp->live, sp->nlive, addrs[i]);
+	memcpy(sp->live, addrs, n * sizeof(addrs[0]));
 	sp->nlive = n;
 	pthread_mutex_unlock(&sp->lock);
-	for (i = 0; i < n; i++)
-		addrs[i] = sp->live[i] + (uint64_t)sp->virt_off;
-	if (hw_code_breakpoints_set(vm, addrs, n, &loaded))
-		return -1;
-	pthread_mutex_lock(&sp->lock);
-	sp->n.draws += loaded;
-	pthread_mutex_unlock(&sp->lock);
+	/*
+	 * The same sites again (a table of a few, under --sample-only): the
+	 * vCPUs have them loaded, and a load costs every vCPU an exit.
+	 */
+	if (!same) {
+		for (i = 0; i < n; i++)
+			addrs[i] += (uint64_t)sp->virt_off;
+		if (hw_code_breakpoints_set(vm, addrs, n, &loaded))
+			return -1;
+		pthread_mutex_lock(&sp->lock);
+		sp->n.draws += loaded;
+		/* Those without a free register are drawn again, not taken as loaded. */
+		sp->nlive = loaded;
+		pthread_mutex_unlock(&sp->lock);
+	}
 	sp->next_draw_ns = clock_now_ns() + sp->o.period_ms * 1000000ull;
 	return (int)sp->o.period_ms;
 }
