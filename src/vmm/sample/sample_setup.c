@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -183,46 +182,6 @@ static int draw_tick(struct vm *vm, struct vcpu *vcpu, void *ctx)
 
 /* --- set-up --------------------------------------------------------------- */
 
-/* Whether function @name matches one of the comma-separated shell patterns @only. */
-static bool wanted(const char *only, const char *name)
-{
-	char pat[256];
-	const char *p = only;
-
-	while (*p) {
-		size_t len = strcspn(p, ",");
-
-		if (len && len < sizeof(pat)) {
-			memcpy(pat, p, len);
-			pat[len] = '\0';
-			if (fnmatch(pat, name, 0) == 0)
-				return true;
-		}
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	return false;
-}
-
-/* --sample-only: every site outside the functions named is retired before the first draw. */
-static void keep_only(struct sampler *sp)
-{
-	size_t i, n = sample_table_count(sp->table);
-
-	for (i = 0; i < n; i++) {
-		const struct sample_site *s = sample_table_site(sp->table, i);
-		const char *name = NULL;
-		uint64_t start, size;
-
-		if (sym_function_at(sp->vm->sym, s->addr, &start, &size, &name) == 0 && name &&
-		    wanted(sp->o.only, name))
-			continue;
-		sample_table_retire(sp->table, s->addr);
-		sp->n.filtered++;
-	}
-}
-
 static int free_sampler(struct vm *vm, struct vcpu *vcpu, void *ctx)
 {
 	struct sampler *sp = ctx;
@@ -251,7 +210,7 @@ static int build_table(struct sampler *sp, char *why, size_t whylen)
 	}
 	sample_table_sort(sp->table);
 	if (sp->o.only)
-		keep_only(sp);
+		sp->n.filtered = sample_table_keep_functions(sp->table, sp->vm->sym, sp->o.only);
 	rc = sample_table_seed(sp->table, sp->o.seed);
 	if (rc) {
 		snprintf(why, whylen, "--watch=sample: out of memory");
