@@ -12,6 +12,7 @@
 #include "vmm/guest/csan/hc_attach.h"
 #include "vmm/kvm/vm.h"
 #include "vmm/hwwatch/watch_mode.h"
+#include "vmm/sample/sample.h"
 #include "watch/report_log.h"
 
 /* No command has more words than "set KNOB VALUE"; one more catches extras. */
@@ -127,7 +128,8 @@ void control_help(FILE *f)
 	fprintf(f, "watch            print the watch mode (soft, hw or sample)\n"
 		   "watch hw|soft    back watchpoints with debug registers, or not\n"
 		   "watch sample     ok in a run started with --watch=sample (it cannot switch)\n"
-		   "stats            the guest runtime's counters and the races so far\n"
+		   "stats            the guest runtime's (or sampling's) counters and the races so "
+		   "far\n"
 		   "get [KNOB]       a knob's value (all knobs without KNOB)\n"
 		   "set KNOB VALUE   change a knob of the guest runtime now\n"
 		   "help             this list\n"
@@ -136,9 +138,13 @@ void control_help(FILE *f)
 
 int control_print_stats(struct vm *vm, FILE *f)
 {
-	if (!csan_control(vm))
+	/* A sampling run's counters are the host's own: there from the start. */
+	if (vm->sample)
+		sample_print_stats(vm, f);
+	else if (!csan_control(vm))
 		return -EAGAIN;
-	hc_attach_print_counters(vm, f);
+	else
+		hc_attach_print_counters(vm, f);
 	if (vm->reports)
 		fprintf(f, LOG_PREFIX "races so far: %" PRIu64 " reports, %u distinct\n",
 			report_log_total(vm->reports), report_log_distinct(vm->reports));
