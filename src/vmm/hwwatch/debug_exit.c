@@ -198,6 +198,16 @@ int hw_watch_debug_exit(struct vcpu *vcpu)
 
 	/* Judged by what this vCPU had loaded: the engine may have moved on since. */
 	dr_exit_decode(vcpu->run->debug.arch.dr6, hv->slots, &e);
+	/* Our step past a code breakpoint (code_bp.c), where RF is not honoured. */
+	if (e.single_step && hv->stepping) {
+		if (hw_code_step_done(vcpu) != VCPU_RESUME)
+			return VCPU_STOP;
+		e.single_step = false;
+		/* The stepped instruction may have trapped on a watch, or the guest's own. */
+		if (!e.data_hits && !e.exec_hits && !e.dr_access && !e.task_switch &&
+		    !(e.hit & hv->guest_loaded))
+			return VCPU_RESUME;
+	}
 	/*
 	 * A code breakpoint (--watch=sample) is a fault before its
 	 * instruction runs, so it never comes with a data trap, which comes

@@ -61,6 +61,10 @@ struct hw_vcpu {
 	uint32_t muted[DR_NUM_SLOTS]; /* per slot, the watch it hit and no longer traps on */
 	/* The guest's own DR0-DR3/DR7 as last read, to undo KVM's copying ours over them. */
 	uint64_t guest_db[DR_NUM_SLOTS], guest_dr7;
+	/* Code breakpoints (code_bp.c): the registers at its last stop, a step past one. */
+	struct kvm_regs code_stop;
+	bool code_stop_valid;
+	bool stepping;
 };
 
 struct hw_engine {
@@ -89,10 +93,12 @@ struct hw_engine {
 	/* Code breakpoints (code_bp.c): the handler of their hits, and counts. */
 	hw_code_hit_fn code_hit;
 	void *code_ctx;
-	unsigned ncode;	     /* code breakpoints in slots now */
-	uint64_t code_loads; /* hw_code_breakpoints_set calls that loaded */
-	uint64_t code_hits;  /* exits at one of them */
-	uint64_t code_short; /* breakpoints asked for that found no free slot */
+	unsigned ncode;	       /* code breakpoints in slots now */
+	uint64_t code_loads;   /* hw_code_breakpoints_set calls that loaded */
+	uint64_t code_hits;    /* exits at one of them */
+	uint64_t code_short;   /* breakpoints asked for that found no free slot */
+	uint64_t code_repeats; /* stops again with nothing changed (RF not honoured) */
+	bool code_step;	       /* step past code breakpoints: RF was not honoured */
 };
 
 /* hw_vcpu - the engine's state for @vcpu. */
@@ -158,6 +164,13 @@ int hw_mute_after_hit(struct vcpu *vcpu, unsigned mask);
  * ours.
  */
 int hw_code_exit(struct vcpu *vcpu, unsigned exec_hits);
+
+/*
+ * hw_code_step_done - the single step past a code breakpoint ended on
+ * @vcpu (hv->stepping): its breakpoints back as loaded.  Returns
+ * VCPU_RESUME, or VCPU_STOP after vm_end() when the load failed.
+ */
+int hw_code_step_done(struct vcpu *vcpu);
 
 /*
  * hw_engine_new - the per-VM state of hardware watches for @ncpus vCPUs

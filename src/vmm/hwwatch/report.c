@@ -79,8 +79,9 @@ void hw_watch_print_stats(struct vm *vm, FILE *f)
 	/* --watch=sample's code breakpoints: their loads are in the register loads above. */
 	if (hw->code_loads)
 		fprintf(f,
-			LOG_PREFIX "code breakpoints: %" PRIu64 " sets loaded on every vCPU, %" PRIu64
-				   " hits, %" PRIu64 " asked for without a free debug register\n",
+			LOG_PREFIX "code breakpoints: %" PRIu64
+				   " sets loaded on every vCPU, %" PRIu64 " hits, %" PRIu64
+				   " asked for without a free debug register\n",
 			hw->code_loads, hw->code_hits, hw->code_short);
 	/* Rare, and then the report's access kind may be wrong: say why. */
 	if (hw->undecoded)
