@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "vmm/guest/csan/knob.h"
+#include "vmm/sample/sample.h"
 
 struct vm;
 
@@ -28,8 +29,9 @@ enum control_verb {
 
 struct control_cmd {
 	enum control_verb verb;
-	const struct knob *knob; /* CONTROL_GET, CONTROL_SET */
-	uint32_t value;		 /* CONTROL_SET, checked against knob->max */
+	const struct knob *knob; /* CONTROL_GET, CONTROL_SET: a knob of the guest runtime */
+	const struct sample_knob *sample_knob; /* ... or of sampling (--watch=sample) */
+	uint32_t value;			       /* CONTROL_SET, checked against the knob's range */
 };
 
 /*

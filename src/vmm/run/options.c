@@ -478,6 +478,20 @@ static int parse_console_escapes(const char *arg, struct options *o, FILE *errf)
 	return 0;
 }
 
+/* --sample-*: the range the control socket's 'set' checks too (sample_knobs). */
+static int parse_sample_knob(const char *arg, enum sample_knob_id id, const char *opt,
+			     const char *what, unsigned *out, FILE *errf)
+{
+	const struct sample_knob *k = &sample_knobs[id];
+	uint64_t v;
+
+	if (parse_u64(arg, &v) || v < k->min || v > k->max)
+		return usage_error(errf, "%s: '%s' is not %s from %" PRIu32 " to %" PRIu32, opt,
+				   arg, what, k->min, k->max);
+	*out = (unsigned)v;
+	return 0;
+}
+
 static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 {
 	uint64_t v;
@@ -528,27 +542,15 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 		o->watch_given = true;
 		return 0;
 	case OPTK_SAMPLE_BREAKPOINTS:
-		if (parse_u64(arg, &v) || v < 1 || v > HW_CODE_MAX)
-			return usage_error(errf,
-					   "--sample-breakpoints: '%s' is not a count from 1 to %d",
-					   arg, HW_CODE_MAX);
-		o->sample_breakpoints = (unsigned)v;
-		return 0;
+		return parse_sample_knob(arg, SAMPLE_KNOB_BREAKPOINTS, "--sample-breakpoints",
+					 "a count", &o->sample_breakpoints, errf);
 	case OPTK_SAMPLE_DELAY:
-		if (parse_u64(arg, &v) || v > 1000)
-			return usage_error(
-				errf, "--sample-delay: '%s' is not a number of ms from 0 to 1000",
-				arg);
-		o->sample_delay_ms = (unsigned)v;
 		o->sample_delay_given = true;
-		return 0;
+		return parse_sample_knob(arg, SAMPLE_KNOB_DELAY_MS, "--sample-delay",
+					 "a number of ms", &o->sample_delay_ms, errf);
 	case OPTK_SAMPLE_PERIOD:
-		if (parse_u64(arg, &v) || v < 1 || v > 60000)
-			return usage_error(
-				errf, "--sample-period: '%s' is not a number of ms from 1 to 60000",
-				arg);
-		o->sample_period_ms = (unsigned)v;
-		return 0;
+		return parse_sample_knob(arg, SAMPLE_KNOB_PERIOD_MS, "--sample-period",
+					 "a number of ms", &o->sample_period_ms, errf);
 	case OPTK_SAMPLE_ONLY:
 		if (!arg[strspn(arg, ", ")])
 			return usage_error(errf, "--sample-only: give function name patterns, e.g. "

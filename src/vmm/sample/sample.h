@@ -41,6 +41,32 @@ struct sample_opts {
  */
 int sample_attach(struct vm *vm, const struct sample_opts *o, char *why, size_t whylen);
 
+/* Sampling's knobs: --sample-* at start, 'get'/'set' on the control socket. */
+enum sample_knob_id {
+	SAMPLE_KNOB_BREAKPOINTS, /* struct sample_opts' breakpoints */
+	SAMPLE_KNOB_DELAY_MS,	 /* delay_ms */
+	SAMPLE_KNOB_PERIOD_MS,	 /* period_ms */
+	SAMPLE_KNOBS
+};
+
+struct sample_knob {
+	const char *name; /* "sample_delay_ms" */
+	uint32_t min, max;
+};
+
+extern const struct sample_knob sample_knobs[SAMPLE_KNOBS];
+
+/* sample_knob_find - the knob called @name, or NULL. */
+const struct sample_knob *sample_knob_find(const char *name);
+
+/*
+ * sample_knob_get, sample_knob_set - a knob of @vm's sampler now; any
+ * thread.  Return 0, -EAGAIN when the run does not sample, -ERANGE for
+ * a value outside [min, max].
+ */
+int sample_knob_get(struct vm *vm, const struct sample_knob *k, uint32_t *out);
+int sample_knob_set(struct vm *vm, const struct sample_knob *k, uint32_t v);
+
 /* sample_print_stats - sampling's counters, one line on @f; nothing when not sampling. */
 void sample_print_stats(struct vm *vm, FILE *f);
 

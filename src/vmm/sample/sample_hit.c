@@ -258,7 +258,7 @@ int sample_code_hit(struct vcpu *vcpu, uint64_t addr, void *ctx)
 		return VCPU_RESUME;
 	}
 	count(sp, &sp->n.watches);
-	vcpu_hold(vcpu, sp->o.delay_ms * 1000000ull);
+	vcpu_hold(vcpu, __atomic_load_n(&sp->o.delay_ms, __ATOMIC_RELAXED) * 1000000ull);
 	if (guest_read_linear(vcpu, h.addr, &h.new_value, h.size) != h.size)
 		h.new_value = h.old_value;
 	rc = hw_watch_disarm(vcpu, ticket, &h.res);

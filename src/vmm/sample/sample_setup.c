@@ -142,14 +142,16 @@ static int draw_tick(struct vm *vm, struct vcpu *vcpu, void *ctx)
 	uint64_t addrs[HW_CODE_MAX], now = clock_now_ns();
 	unsigned i, n = 0, loaded = 0;
 	bool same;
+	const unsigned period = __atomic_load_n(&sp->o.period_ms, __ATOMIC_RELAXED);
+	const unsigned want = __atomic_load_n(&sp->o.breakpoints, __ATOMIC_RELAXED);
 
 	(void)vcpu;
 	if (!__atomic_load_n(&sp->running, __ATOMIC_ACQUIRE))
-		return (int)sp->o.period_ms;
+		return (int)period;
 	if (now < sp->next_draw_ns)
 		return (int)((sp->next_draw_ns - now) / 1000000u) + 1;
 	pthread_mutex_lock(&sp->lock);
-	for (i = 0; i < sp->o.breakpoints; i++) {
+	for (i = 0; i < want && i < HW_CODE_MAX; i++) {
 		uint64_t a = draw_one(sp);
 
 		if (a && !drawn(addrs, n, a))
@@ -176,8 +178,8 @@ static int draw_tick(struct vm *vm, struct vcpu *vcpu, void *ctx)
 		sp->nlive = loaded;
 		pthread_mutex_unlock(&sp->lock);
 	}
-	sp->next_draw_ns = clock_now_ns() + sp->o.period_ms * 1000000ull;
-	return (int)sp->o.period_ms;
+	sp->next_draw_ns = clock_now_ns() + period * 1000000ull;
+	return (int)period;
 }
 
 /* --- set-up --------------------------------------------------------------- */
