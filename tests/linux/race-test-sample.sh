@@ -90,3 +90,11 @@ CSAN_SRC=$src awk '
 		printf "sampling reports: %d, with both sides: %d\n", nrep, ntwo
 		exit (bad || !ntwo) ? 1 : 0
 	}' "$err" || fail "no two-sided sampling report of race_test_plain_read / race_test_plain_write on cpus 0 and 1, or one of another shape (above)"
+
+# For the log: the run's counters and its first sampling report.
+grep -E '^csan-vmm: (sampling|code breakpoints|hardware watches):' "$err"
+awk 'BEGIN { rule = "==================================================================" }
+	$0 == rule { if (in_rep) { in_rep = 0; if (sampling && !shown) { shown = 1; print rule; printf "%s", text; print rule } }
+		     else { in_rep = 1; text = ""; sampling = 0 } ; next }
+	in_rep { text = text $0 "\n"; if ($0 ~ /^Seen by: host debug register .*host sampling breakpoint/) sampling = 1 }' "$err"
+exit 0

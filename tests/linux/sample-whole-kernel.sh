@@ -47,3 +47,8 @@ for f in race_test_locked_read race_test_locked_inc; do
 	! grep -q "^BUG: KCSAN: .*$f" "$err" ||
 		fail "a report names $f: $(grep "^BUG: KCSAN: .*$f" "$err" | head -n 1)"
 done
+
+# For the log: the counters, and the races sampling saw (the summary's rows).
+grep -E '^csan-vmm: (sampling|code breakpoints|hardware watches):' "$err"
+grep -E '^csan-vmm: +[0-9]+ +[0-9.]+s +sample +[a-z+-]*sampling' "$err" || echo "sampling reported no race"
+exit 0
