@@ -138,7 +138,7 @@ int hw_code_exit(struct vcpu *vcpu, unsigned exec_hits)
 	struct kvm_regs r;
 	uint64_t addr = 0;
 	unsigned i, slot = 0;
-	bool again;
+	bool again, first;
 	int rc = VCPU_RESUME;
 
 	/* One instruction stops once, whichever of its slots (the same address twice) fired. */
@@ -163,16 +163,17 @@ int hw_code_exit(struct vcpu *vcpu, unsigned exec_hits)
 	again = hv->code_stop_valid && same_stop(&r, &hv->code_stop);
 	pthread_mutex_lock(&hw->lock);
 	hw->code_hits++;
-	if (again && !hw->code_step) {
+	first = again && !hw->code_step;
+	if (again) {
 		hw->code_step = true;
-		log_warn("vCPU %u stopped twice at the code breakpoint at %#llx with nothing "
-			 "changed: RFLAGS.RF is not honoured here; stepping past code breakpoints "
-			 "from now on",
-			 vcpu->id, (unsigned long long)addr);
-	}
-	if (again)
 		hw->code_repeats++;
+	}
 	pthread_mutex_unlock(&hw->lock);
+	if (first)
+		log_warn("vCPU %u stopped twice at the code breakpoint at %#llx with every "
+			 "register unchanged (RFLAGS.RF not honoured here, or a loop that changes "
+			 "nothing): stepping past code breakpoints from now on",
+			 vcpu->id, (unsigned long long)addr);
 	hv->code_stop = r;
 	hv->code_stop_valid = true;
 	/* A repeat is the same stop: it has been sampled. */
