@@ -80,9 +80,11 @@ void hw_watch_print_stats(struct vm *vm, FILE *f)
 	if (hw->code_loads)
 		fprintf(f,
 			LOG_PREFIX "code breakpoints: %" PRIu64
-				   " sets loaded on every vCPU, %" PRIu64 " hits, %" PRIu64
-				   " asked for without a free debug register\n",
-			hw->code_loads, hw->code_hits, hw->code_short);
+				   " sets loaded on every vCPU, %" PRIu64 " hits (%" PRIu64
+				   " stops again with nothing changed), %" PRIu64
+				   " asked for without a free debug register; gone past with %s\n",
+			hw->code_loads, hw->code_hits, hw->code_repeats, hw->code_short,
+			hw->code_step ? "a single step" : "RFLAGS.RF");
 	/* Rare, and then the report's access kind may be wrong: say why. */
 	if (hw->undecoded)
 		fprintf(f,
