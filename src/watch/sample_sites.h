@@ -333,4 +333,14 @@ struct sym;
  */
 size_t sample_table_keep_functions(struct sample_table *t, struct sym *sym, const char *patterns);
 
+/*
+ * sample_marked_function - whether @name is one of the kernel's helpers
+ * whose access is marked though its instruction is a plain MOV (atomic_t
+ * reads and sets, spinlock unlocks): KCSAN would not call two of them a
+ * race.  sample_access_marked - whether the access at @pc (@after: @pc
+ * is just past it) was inlined from one, by @sym's inline frames.
+ */
+bool sample_marked_function(const char *name);
+bool sample_access_marked(struct sym *sym, uint64_t pc, bool after);
+
 #endif /* CSAN_WATCH_SAMPLE_SITES_H */

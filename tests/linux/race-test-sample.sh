@@ -33,8 +33,8 @@ tr -d '\r' <"$out" | grep -q '^csan-race-test: done$' ||
 	fail "the race test did not finish: $(grep 'csan-race-test' "$out" | tail -n 3)"
 
 # The counters: breakpoints armed and hit, watches armed, reports made.
-line='^csan-vmm: sampling: \([0-9]*\) sites in the table, \([0-9]*\) code breakpoints armed, \([0-9]*\) hits; .*; \([0-9]*\) data watches, \([0-9]*\) trapped another access, \([0-9]*\) saw the value change untrapped; \([0-9]*\) reports$'
-counts=$(sed -n "s/$line/\\1 \\2 \\3 \\4 \\5 \\6 \\7/p" "$err")
+line='^csan-vmm: sampling: \([0-9]*\) sites in the table, \([0-9]*\) code breakpoints armed, \([0-9]*\) hits; .*; \([0-9]*\) data watches, \([0-9]*\) trapped another access (\([0-9]*\) of them with both sides marked, not a race), \([0-9]*\) saw the value change untrapped; \([0-9]*\) reports$'
+counts=$(sed -n "s/$line/\\1 \\2 \\3 \\4 \\5 \\7 \\8 \\6/p" "$err")
 [ -n "$counts" ] || fail "no sampling counters line at exit"
 set -- $counts
 echo "sampling: $1 sites, $2 armed, $3 hits, $4 watches, $5 trapped, $6 changed, $7 reports"
@@ -42,6 +42,7 @@ echo "sampling: $1 sites, $2 armed, $3 hits, $4 watches, $5 trapped, $6 changed,
 [ "$2" -gt 0 ] && [ "$3" -gt 0 ] && [ "$4" -gt 0 ] ||
 	fail "sampling did not run: $2 breakpoints armed, $3 hits, $4 data watches"
 [ "$5" -gt 0 ] || fail "no data watch caught the other side in $4 watches"
+[ "$8" = 0 ] || fail "$8 of the trapped accesses taken for marked ones: the race test's are plain"
 [ "$7" = $(($5 + $6)) ] || fail "$7 reports from $5 trapped and $6 changed watches"
 
 # The sampling reports, each on its own: the text between two rules.

@@ -553,6 +553,35 @@ static void check_race_test(const struct sample_table *t, const struct elf_looku
 }
 
 /*
+ * race_test_locked_read's sites: the plain read of race_test_locked_word
+ * is not marked; the spinlock's unlock, a plain one-byte store inlined
+ * from queued_spin_unlock, is.
+ */
+static void check_marked(const struct sample_table *t, struct sym *sym)
+{
+	uint64_t fn = 0, size = 0, word = 0;
+	size_t i, plain = 0, marked = 0;
+
+	CHECK(sym_addr_of(sym, "race_test_locked_read", 0, &fn, &size) == 0 && size);
+	CHECK(sym_addr_of(sym, "race_test_locked_word", 0, &word, NULL) == 0);
+	for (i = 0; i < sample_table_count(t); i++) {
+		const struct sample_site *s = sample_table_site(t, i);
+
+		if (s->addr - fn >= size)
+			continue;
+		if (s->global && sample_site_global(s) == word) {
+			CHECK(!sample_access_marked(sym, s->addr, false));
+			plain++;
+		} else if (s->write && sample_site_size(s) == 1) {
+			CHECK(sample_access_marked(sym, s->addr, false));
+			marked++;
+		}
+	}
+	CHECK_EQ_U64(plain, 1);
+	CHECK_EQ_U64(marked, 1);
+}
+
+/*
  * --sample-only on a real kernel: the race test's two racy-plain
  * functions keep their site each (their one access of
  * race_test_plain_word), nothing else stays, and the draws alternate
@@ -569,6 +598,7 @@ static void check_keep_functions(const char *path, struct sample_table *t,
 	CHECK(sym_open(path, &sym, why, sizeof(why)) == 0);
 	if (!sym)
 		return;
+	check_marked(t, sym);
 	retired = sample_table_keep_functions(t, sym, "race_test_plain_read,race_test_plain_write");
 	CHECK_EQ_U64(sample_table_live(t), 2);
 	CHECK_EQ_U64(retired, before - 2);
@@ -721,6 +751,13 @@ static void test_patterns(void)
 	longpat[sizeof(longpat) - 2] = '*';
 	longpat[sizeof(longpat) - 1] = '\0';
 	CHECK(!sample_patterns_match(longpat, "aaaa"));
+	/* Marked by name: atomic_t's helpers and unlocks, not a function that merely says lock. */
+	CHECK(sample_marked_function("arch_atomic_read"));
+	CHECK(sample_marked_function("atomic_set"));
+	CHECK(sample_marked_function("queued_spin_unlock"));
+	CHECK(!sample_marked_function("queued_spin_lock_slowpath"));
+	CHECK(!sample_marked_function("race_test_plain_read"));
+	CHECK(!sample_marked_function(NULL));
 	longpat[SAMPLE_PATTERN_MAX - 1] = '*';
 	longpat[SAMPLE_PATTERN_MAX] = '\0';
 	CHECK(sample_patterns_match(longpat, longpat));

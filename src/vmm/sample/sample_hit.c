@@ -130,10 +130,35 @@ static void sampled_side(struct vcpu *vcpu, const struct sample_hit *h, uint64_t
 static void report(struct vcpu *vcpu, struct sampler *sp, const struct sample_hit *h, uint64_t rip)
 {
 	const struct hw_watch_hit *hit = &h->res.hit;
+	struct vm *vm = vcpu->vm;
 	struct csan_hc_report r;
 	char why[256];
 
+	bool ours_marked, other_marked;
+
 	if (!h->res.have_hit && h->old_value == h->new_value)
+		return;
+	/*
+	 * KCSAN's rule: two marked accesses are no race.  A locked
+	 * read-modify-write is marked, and so is an access inlined from an
+	 * atomic_t or unlock helper (sample_access_marked): a spinlock's
+	 * unlock store against the next locker's cmpxchg is synchronization.
+	 */
+	ours_marked = vm->sym && sample_access_marked(vm->sym, rip, false);
+	other_marked = h->res.have_hit &&
+		       ((hit->access & CSAN_ACCESS_ATOMIC) ||
+			(vm->sym && sample_access_marked(vm->sym, hit->ip, hit->ip_after)));
+	pthread_mutex_lock(&sp->lock);
+	if (h->res.have_hit)
+		sp->n.trapped++;
+	else
+		sp->n.changed++;
+	if (ours_marked && other_marked)
+		sp->n.marked++;
+	else
+		sp->n.reports++;
+	pthread_mutex_unlock(&sp->lock);
+	if (ours_marked && other_marked)
 		return;
 	memset(&r, 0, sizeof(r));
 	if (h->res.have_hit) {
@@ -152,26 +177,23 @@ static void report(struct vcpu *vcpu, struct sampler *sp, const struct sample_hi
 		};
 		for (unsigned i = 0; i < hit->nret && hit->ret[i]; i++)
 			r.side[0].ret[r.side[0].nret++] = hit->ret[i];
+		if (other_marked)
+			r.side[0].access |= CSAN_ACCESS_ATOMIC;
 		sampled_side(vcpu, h, rip, &r.side[1]);
 	} else {
 		r.kind = CSAN_REPORT_UNKNOWN_ORIGIN;
 		r.nsides = 1;
 		sampled_side(vcpu, h, rip, &r.side[0]);
 	}
+	if (ours_marked)
+		r.side[r.nsides - 1].access |= CSAN_ACCESS_ATOMIC;
 	if (h->old_value != h->new_value) {
 		r.value_flags = CSAN_VALUE_OLD | CSAN_VALUE_NEW;
 		r.old_value = h->old_value;
 		r.new_value = h->new_value;
 	}
-	pthread_mutex_lock(&sp->lock);
-	if (h->res.have_hit)
-		sp->n.trapped++;
-	else
-		sp->n.changed++;
-	sp->n.reports++;
-	pthread_mutex_unlock(&sp->lock);
 	/* At most once per interval per race, as KCSAN limits its own. */
-	if (report_log_submit_every(vcpu->vm->reports, &r, REPORT_LOG_DEFAULT_INTERVAL_MS, why,
+	if (report_log_submit_every(vm->reports, &r, REPORT_LOG_DEFAULT_INTERVAL_MS, why,
 				    sizeof(why)) < 0)
 		log_error("a sampling report was refused: %s", why);
 }

@@ -309,8 +309,9 @@ void sample_print_stats(struct vm *vm, FILE *f)
 			   " unreadable, %" PRIu64 " without a free debug register, %" PRIu64
 			   " re-drawn before the hit was taken, %" PRIu64
 			   " sites retired as rewritten; %" PRIu64 " data watches, %" PRIu64
-			   " trapped another access, %" PRIu64
+			   " trapped another access (%" PRIu64
+			   " of them with both sides marked, not a race), %" PRIu64
 			   " saw the value change untrapped; %" PRIu64 " reports\n",
 		sp->sites, n.draws, n.hits, n.on_stack, n.user, n.unreadable, n.no_slot, n.stale,
-		n.rewritten, n.watches, n.trapped, n.changed, n.reports);
+		n.rewritten, n.watches, n.trapped, n.marked, n.changed, n.reports);
 }

@@ -26,6 +26,7 @@ struct sample_counts {
 	uint64_t watches;    /* data watches armed */
 	uint64_t trapped;    /* of them, caught by a debug register on another access */
 	uint64_t changed;    /* of them, the value changed with no trap */
+	uint64_t marked;     /* trapped, both sides marked: no race by KCSAN's rule */
 	uint64_t reports;    /* reports submitted */
 	uint64_t rewritten;  /* sites retired: their bytes in guest memory were not the vmlinux's */
 	uint64_t filtered;   /* sites left out by --sample-only */
