@@ -230,6 +230,7 @@ enum csan_report_mechanism {
 	CSAN_MECH_HW_DEBUGREG = 2, /* a host-set debug register trapped */
 	CSAN_MECH_HOST_UNWIND = 3, /* the host unwound a stopped vCPU's stack */
 	CSAN_MECH_SOFT_AND_HW = 4, /* the same access ran into both */
+	CSAN_MECH_SAMPLING = 5, /* the host's sampling code breakpoint stopped it (--watch=sample) */
 	CSAN_MECH_MAX
 };
 

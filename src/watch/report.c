@@ -49,6 +49,7 @@ static const char *const mech_names[CSAN_MECH_MAX] = {
 	[CSAN_MECH_HW_DEBUGREG] = "host debug register",
 	[CSAN_MECH_HOST_UNWIND] = "host unwind",
 	[CSAN_MECH_SOFT_AND_HW] = "guest soft watchpoint and host debug register",
+	[CSAN_MECH_SAMPLING] = "host sampling breakpoint",
 };
 
 static const char *const mech_short[CSAN_MECH_MAX] = {
@@ -56,6 +57,7 @@ static const char *const mech_short[CSAN_MECH_MAX] = {
 	[CSAN_MECH_HW_DEBUGREG] = "debug-register",
 	[CSAN_MECH_HOST_UNWIND] = "host-unwind",
 	[CSAN_MECH_SOFT_AND_HW] = "soft-watchpoint+debug-register",
+	[CSAN_MECH_SAMPLING] = "sampling",
 };
 
 const char *report_access_name(uint32_t access)

@@ -15,7 +15,7 @@
 /* What the footer and the JSON say about the run. */
 struct report_env {
 	const char *guest; /* the guest image, as the user named it */
-	const char *mode;  /* the watch mode: "soft" or "hw" */
+	const char *mode;  /* the watch mode: "soft", "hw" or "sample" */
 	/*
 	 * The word for CSAN_ACCESS_SCOPED in access types; NULL: "scoped".
 	 * Linux 5.17 and later print "reordered": reports read off a Linux

@@ -21,8 +21,9 @@ struct race {
 };
 
 /* Watch modes, as bits: a run can toggle between them. */
-#define MODE_SOFT REPORT_LOG_MODE_SOFT
-#define MODE_HW	  REPORT_LOG_MODE_HW
+#define MODE_SOFT   REPORT_LOG_MODE_SOFT
+#define MODE_HW	    REPORT_LOG_MODE_HW
+#define MODE_SAMPLE REPORT_LOG_MODE_SAMPLE
 
 struct report_log {
 	pthread_mutex_t lock;
@@ -63,8 +64,13 @@ int report_log_new(const struct report_log_opts *opts, struct report_log **out)
 		log->o.max_races = REPORT_LOG_DEFAULT_MAX_RACES;
 	if (!log->o.now_ns)
 		log->o.now_ns = monotonic_ns;
-	log->mode = log->o.env.mode && strcmp(log->o.env.mode, "hw") == 0 ? MODE_HW : MODE_SOFT;
-	log->o.env.mode = log->mode == MODE_HW ? "hw" : "soft";
+	log->mode = !log->o.env.mode			     ? MODE_SOFT
+		    : strcmp(log->o.env.mode, "hw") == 0     ? MODE_HW
+		    : strcmp(log->o.env.mode, "sample") == 0 ? MODE_SAMPLE
+							     : MODE_SOFT;
+	log->o.env.mode = log->mode == MODE_HW	     ? "hw"
+			  : log->mode == MODE_SAMPLE ? "sample"
+						     : "soft";
 	log->modes_used = log->mode;
 	/* Twice the races, a power of two: probes stay short when full. */
 	while (slots < 2 * log->o.max_races)
@@ -202,9 +208,14 @@ void report_log_set_mode(struct report_log *log, bool hw)
 	pthread_mutex_unlock(&log->lock);
 }
 
-/* "soft", "hw" or "soft+hw" for a set of MODE_* bits. */
+/*
+ * "soft", "hw" or "soft+hw" for a set of MODE_* bits; "sample" for a
+ * sampling run (chosen at start, never toggled).
+ */
 static const char *mode_list(unsigned modes)
 {
+	if (modes == MODE_SAMPLE)
+		return "sample";
 	if (modes == (MODE_SOFT | MODE_HW))
 		return "soft+hw";
 	return modes == MODE_HW ? "hw" : "soft";

@@ -35,19 +35,20 @@ struct report_log_opts {
 };
 
 /* Watch modes a race was reported in, as report_log_race.modes bits. */
-#define REPORT_LOG_MODE_SOFT 0x1u
-#define REPORT_LOG_MODE_HW   0x2u
+#define REPORT_LOG_MODE_SOFT   0x1u
+#define REPORT_LOG_MODE_HW     0x2u
+#define REPORT_LOG_MODE_SAMPLE 0x4u /* --watch=sample: the host's code breakpoints */
 
 /* One distinct race as report_log_races() hands it out (read-only). */
 struct report_log_race {
-	const char *signature;	  /* "data-race:a/b" */
-	const char *title;	  /* "BUG: KCSAN: data-race in a / b" */
-	uint64_t count;		  /* reports with this signature */
-	double first_seen;	  /* seconds from the log's start to its first report */
-	unsigned mechanisms;	  /* bit (1 << CSAN_MECH_*) per mechanism any side had */
+	const char *signature;	   /* "data-race:a/b" */
+	const char *title;	   /* "BUG: KCSAN: data-race in a / b" */
+	uint64_t count;		   /* reports with this signature */
+	double first_seen;	   /* seconds from the log's start to its first report */
+	unsigned mechanisms;	   /* bit (1 << CSAN_MECH_*) per mechanism any side had */
 	unsigned other_mechanisms; /* the same for side[0], the access that ran into the
 				      watch; 0 when only one-sided (unknown origin) reports came */
-	unsigned modes;		  /* REPORT_LOG_MODE_* bits */
+	unsigned modes;		   /* REPORT_LOG_MODE_* bits */
 };
 
 struct report_log;

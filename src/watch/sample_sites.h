@@ -314,4 +314,33 @@ size_t sample_table_live(const struct sample_table *t);
  */
 int sample_table_retire(struct sample_table *t, uint64_t addr);
 
+/* The longest shell pattern sample_patterns_match takes; longer ones match nothing. */
+#define SAMPLE_PATTERN_MAX 255
+
+/*
+ * sample_patterns_match - whether function @name matches one of the
+ * comma-separated shell patterns (fnmatch) of @patterns ("ext4_*,jbd2_*").
+ */
+bool sample_patterns_match(const char *patterns, const char *name);
+
+struct sym;
+
+/*
+ * sample_table_keep_functions - retire every site that is not in a
+ * function (by @sym's symbols) whose name sample_patterns_match
+ * @patterns: sampling cut down to the code a user is after.  Sorts the
+ * table.  Returns how many sites it retired.
+ */
+size_t sample_table_keep_functions(struct sample_table *t, struct sym *sym, const char *patterns);
+
+/*
+ * sample_marked_function - whether @name is one of the kernel's helpers
+ * whose access is marked though its instruction is a plain MOV (atomic_t
+ * reads and sets, spinlock unlocks): KCSAN would not call two of them a
+ * race.  sample_access_marked - whether the access at @pc (@after: @pc
+ * is just past it) was inlined from one, by @sym's inline frames.
+ */
+bool sample_marked_function(const char *name);
+bool sample_access_marked(struct sym *sym, uint64_t pc, bool after);
+
 #endif /* CSAN_WATCH_SAMPLE_SITES_H */

@@ -17,6 +17,7 @@ dups=$(sed 's|.*/||' "$work/sources" | sort | uniq -d)
 
 # The layers, lowest first; a file may call its own layer and those below.
 # guest/ and its profiles are one layer: profile.c picks a profile.
+# sample/ reads a Linux vCPU through guest/linux/linux_view.h.
 cat >"$work/ranks" <<'RANKS'
 base 0
 kvm 1
@@ -26,7 +27,8 @@ hwwatch 4
 image 5
 workload 6
 guest 7
-run 8
+sample 8
+run 9
 RANKS
 
 nm -A "$lib" >"$work/nm" || fail "nm $lib failed"

@@ -7,6 +7,7 @@
 
 #include "csan/abi.h"
 #include "vmm/run/control_cmd.h"
+#include "vmm/sample/sampler.h"
 #include "vmm/console/escape.h"
 #include "vmm/guest/csan/csan_profile.h"
 #include "vmm/guest/csan/csan_state.h"
@@ -63,6 +64,8 @@ static void test_parse(void)
 	CHECK(control_parse("watch hw", &c, why, sizeof(why)) == 0 && c.verb == CONTROL_WATCH_HW);
 	CHECK(control_parse("  watch\tsoft\r", &c, why, sizeof(why)) == 0 &&
 	      c.verb == CONTROL_WATCH_SOFT);
+	CHECK(control_parse("watch sample", &c, why, sizeof(why)) == 0 &&
+	      c.verb == CONTROL_WATCH_SAMPLE);
 	CHECK(control_parse("stats", &c, why, sizeof(why)) == 0 && c.verb == CONTROL_STATS);
 	CHECK(control_parse("help", &c, why, sizeof(why)) == 0 && c.verb == CONTROL_HELP);
 	CHECK(control_parse("quit", &c, why, sizeof(why)) == 0 && c.verb == CONTROL_QUIT);
@@ -72,8 +75,24 @@ static void test_parse(void)
 	CHECK(control_parse("set udelay_task 0x20", &c, why, sizeof(why)) == 0 &&
 	      c.verb == CONTROL_SET && c.knob == knob_find("udelay_task") && c.value == 32);
 
+	/* Sampling's knobs, by the ranges of --sample-*. */
+	CHECK(control_parse("set sample_delay_ms 10", &c, why, sizeof(why)) == 0 &&
+	      c.verb == CONTROL_SET && !c.knob &&
+	      c.sample_knob == sample_knob_find("sample_delay_ms") && c.value == 10);
+	CHECK(control_parse("get sample_period_ms", &c, why, sizeof(why)) == 0 &&
+	      c.verb == CONTROL_GET && c.sample_knob == &sample_knobs[SAMPLE_KNOB_PERIOD_MS]);
+	CHECK(control_parse("set sample_breakpoints 3", &c, why, sizeof(why)) == 0 && c.value == 3);
+	CHECK(control_parse("set sample_breakpoints 4", &c, why, sizeof(why)) == -EINVAL);
+	CHECK_CONTAINS(why, "sample_breakpoints: '4' is not a number from 1 to 3");
+	CHECK(control_parse("set sample_period_ms 0", &c, why, sizeof(why)) == -EINVAL);
+	CHECK_CONTAINS(why, "from 1 to 60000");
+	CHECK(control_parse("set sample_delay_ms 1001", &c, why, sizeof(why)) == -EINVAL);
+	CHECK(control_parse("set sample_delay_ms -1", &c, why, sizeof(why)) == -EINVAL);
+	CHECK(control_parse("set sample_delay_ms 1000", &c, why, sizeof(why)) == 0 &&
+	      c.value == 1000);
+
 	CHECK(control_parse("watch both", &c, why, sizeof(why)) == -EINVAL);
-	CHECK_CONTAINS(why, "usage: watch [hw|soft]");
+	CHECK_CONTAINS(why, "usage: watch [hw|soft|sample]");
 	CHECK(control_parse("frob", &c, why, sizeof(why)) == -EINVAL);
 	CHECK_CONTAINS(why, "unknown command 'frob'");
 	CHECK(control_parse("stats now", &c, why, sizeof(why)) == -EINVAL);
@@ -160,6 +179,11 @@ static void test_commands(void)
 						 "setup_watchpoints=7 ");
 	CHECK_CONTAINS(run(vm, "help", &after), "set KNOB VALUE");
 	CHECK_CONTAINS(run(vm, "set enabled 3", &after), "error: enabled: '3' is out of range");
+	/* Sampling's words, in a run that does not sample. */
+	CHECK_CONTAINS(run(vm, "get sample_delay_ms", &after), "error: this run does not sample");
+	CHECK_CONTAINS(run(vm, "set sample_delay_ms 9", &after), "error: this run does not sample");
+	CHECK_CONTAINS(run(vm, "watch sample", &after),
+		       "error: sampling is chosen at start: run again with --watch=sample");
 	CHECK(after == CONTROL_CONTINUE);
 	CHECK(strcmp(run(vm, "quit", &after), "ok\n") == 0);
 	CHECK(after == CONTROL_END_RUN);
@@ -178,6 +202,44 @@ static void test_commands(void)
 	vm->hw_unavailable[0] = '\0';
 	CHECK(watch_mode_set(vm, true, why, sizeof(why)) == 0);
 	CHECK(watch_mode_hw(vm) && block.watch_hw == 0);
+	vm_destroy(vm);
+}
+
+/* A sampling run: its mode, its knobs, its counters; hw and soft refused. */
+static void test_sampling(void)
+{
+	struct vm *vm = vm_new(&(struct vm_config){ .ncpus = 1 });
+	struct sampler sp = {
+		.o = { .breakpoints = 2, .delay_ms = 5, .period_ms = 20 },
+		.sites = 152389,
+		.n = { .hits = 12, .watches = 9, .trapped = 2, .reports = 2 },
+	};
+	enum control_after after = CONTROL_CONTINUE;
+
+	if (!vm)
+		return;
+	pthread_mutex_init(&sp.lock, NULL);
+	sp.vm = vm;
+	vm->sample = &sp;
+	vm->watch_sample = true;
+	CHECK(strcmp(run(vm, "watch", &after), "watch=sample\nok\n") == 0);
+	CHECK(strcmp(run(vm, "watch sample", &after), "watch=sample\nok\n") == 0);
+	CHECK_CONTAINS(run(vm, "watch hw", &after),
+		       "error: this run samples (--watch=sample) from start to end; run again with "
+		       "--watch=hw");
+	CHECK(strcmp(run(vm, "get", &after),
+		     "sample_breakpoints=2\nsample_delay_ms=5\nsample_period_ms=20\nok\n") == 0);
+	CHECK(strcmp(run(vm, "set sample_delay_ms 12", &after), "sample_delay_ms=12\nok\n") == 0);
+	CHECK_EQ_U64(sp.o.delay_ms, 12);
+	CHECK(strcmp(run(vm, "get sample_delay_ms", &after), "sample_delay_ms=12\nok\n") == 0);
+	CHECK_CONTAINS(
+		run(vm, "stats", &after),
+		"csan-vmm: sampling: 152389 sites in the table, 0 code breakpoints armed, 12 "
+		"hits;");
+	CHECK_CONTAINS(run(vm, "stats", &after), "; 9 data watches, 2 trapped another access");
+	CHECK(after == CONTROL_CONTINUE);
+	vm->sample = NULL;
+	pthread_mutex_destroy(&sp.lock);
 	vm_destroy(vm);
 }
 
@@ -209,6 +271,7 @@ int main(void)
 	test_knob_table();
 	test_parse();
 	test_commands();
+	test_sampling();
 	test_escape();
 	return check_exit_status("test-control");
 }

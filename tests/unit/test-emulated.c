@@ -154,11 +154,10 @@ static void test_workload(void)
 	char **v;
 	char *const *inner;
 
-	CHECK(options_parse(ARGC("--run=./repro 'a b'", "--add=/home/u/repro", "--initrd=u.cpio",
-				 "bz"),
-			    ARGV("--run=./repro 'a b'", "--add=/home/u/repro", "--initrd=u.cpio",
-				 "bz"),
-			    &o, stderr) == 0);
+	CHECK(options_parse(
+		      ARGC("--run=./repro 'a b'", "--add=/home/u/repro", "--initrd=u.cpio", "bz"),
+		      ARGV("--run=./repro 'a b'", "--add=/home/u/repro", "--initrd=u.cpio", "bz"),
+		      &o, stderr) == 0);
 	in.initrd = "/tmp/csan-vmm-initrd.abc";
 	in.initrd_bytes = 1500ull << 20; /* counts twice: 64 + 1024 + 2 * 71 + 2 * 1501 */
 	v = emulated_argv(&o, &in);
@@ -224,9 +223,39 @@ static void test_modules(void)
 			    &o, stderr) != 0);
 }
 
+/* --watch=sample and its knobs reach the inner csan-vmm as given; knobs not given stay unset. */
+static void test_sample(void)
+{
+	struct options o, back;
+	struct emu_inputs in = base;
+	char **v;
+	char *const *inner;
+
+	CHECK(options_parse(ARGC("--watch=sample", "--sample-breakpoints=3", "--sample-delay=0",
+				 "--sample-only=race_test_*,foo", "vmlinux"),
+			    ARGV("--watch=sample", "--sample-breakpoints=3", "--sample-delay=0",
+				 "--sample-only=race_test_*,foo", "vmlinux"),
+			    &o, stderr) == 0);
+	v = emulated_argv(&o, &in);
+	CHECK(v != NULL);
+	if (!v)
+		return;
+	inner = emulated_inner_argv(v);
+	CHECK(options_parse((int)count(inner), (char **)inner, &back, stderr) == 0);
+	CHECK(back.watch_given && back.watch_sample && !back.watch_hw);
+	CHECK(back.sample_breakpoints == 3);
+	CHECK(back.sample_delay_given && back.sample_delay_ms == 0);
+	CHECK(back.sample_period_ms == 0);
+	CHECK(back.sample_only && strcmp(back.sample_only, "race_test_*,foo") == 0);
+	options_free(&o);
+	options_free(&back);
+	emulated_argv_free(v);
+}
+
 int main(void)
 {
 	test_round_trip();
+	test_sample();
 	test_compare_and_keys();
 	test_workload();
 	test_modules();

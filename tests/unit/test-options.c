@@ -136,6 +136,24 @@ static void test_rejections(void)
 	expect_rejected(PARSE(&o, msg, "--disk="), msg, "--disk: give a raw disk image");
 	expect_rejected(PARSE(&o, msg, "--disk=a.img", "--disk=b.img"), msg,
 			"--disk: only 1 disk per run; drop --disk=b.img");
+	expect_rejected(PARSE(&o, msg, "--watch=dc"), msg, "use soft, hw or sample");
+	expect_rejected(PARSE(&o, msg, "--sample-delay=5"), msg, "only with --watch=sample");
+	expect_rejected(PARSE(&o, msg, "--watch=sample", "--sample-breakpoints=4"), msg,
+			"--sample-breakpoints: '4' is not a count from 1 to 3");
+	expect_rejected(PARSE(&o, msg, "--watch=sample", "--sample-breakpoints=0"), msg,
+			"from 1 to 3");
+	expect_rejected(PARSE(&o, msg, "--watch=sample", "--sample-delay=1001"), msg,
+			"from 0 to 1000");
+	expect_rejected(PARSE(&o, msg, "--watch=sample", "--sample-period=0"), msg,
+			"from 1 to 60000");
+	expect_rejected(PARSE(&o, msg, "--watch=sample", "--sample-only=,"), msg,
+			"--sample-only: give function name patterns");
+	/* The ranges' ends the rejections state are in. */
+	CHECK(PARSE(&o, msg, "--watch=sample", "--sample-breakpoints=3", "--sample-delay=1000",
+		    "--sample-period=60000") == 0);
+	CHECK(o.watch_sample && !o.watch_hw && o.sample_breakpoints == 3 &&
+	      o.sample_delay_ms == 1000 && o.sample_period_ms == 60000);
+	options_free(&o);
 }
 
 /* --disk=IMAGE[,ro]: the flag comes off the path; a comma elsewhere stays in it. */

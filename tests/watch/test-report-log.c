@@ -132,12 +132,14 @@ static void test_rate_limit(void)
 	CHECK_CONTAINS(t, "(watch mode: hw)");
 	CHECK_CONTAINS(t, "csan-vmm: race summary: 2 distinct races in 6 reports, 3 printed, "
 			  "3 repeats within 3000 ms counted only (watch mode: hw)\n");
-	CHECK_CONTAINS(t,
-		       "csan-vmm:      count  first seen  mode     seen by                          race\n");
-	CHECK_CONTAINS(t, "csan-vmm:          5      0.000s  hw       soft-watchpoint+debug-register   "
-			  "data-race in reader / writer\n");
-	CHECK_CONTAINS(t, "csan-vmm:          1      1.000s  hw       soft-watchpoint+debug-register   "
-			  "data-race in leaf / reader\n");
+	CHECK_CONTAINS(t, "csan-vmm:      count  first seen  mode     seen by                      "
+			  "    race\n");
+	CHECK_CONTAINS(
+		t, "csan-vmm:          5      0.000s  hw       soft-watchpoint+debug-register   "
+		   "data-race in reader / writer\n");
+	CHECK_CONTAINS(
+		t, "csan-vmm:          1      1.000s  hw       soft-watchpoint+debug-register   "
+		   "data-race in leaf / reader\n");
 	/* The summary lists races in the order first seen. */
 	CHECK(t && strstr(t, "5      0.000s") < strstr(t, "1      1.000s"));
 	/* JSON: the 3 printed reports, a summary per race, the totals. */
@@ -330,9 +332,10 @@ static void test_mech_names(void)
 static void test_threads(unsigned interval)
 {
 	FILE *text = tmpfile();
-	struct report_log_opts o = {
-		.sym = sym, .env = { .guest = "symtest.elf", .mode = "soft" }, .text = text, .interval_ms = interval
-	};
+	struct report_log_opts o = { .sym = sym,
+				     .env = { .guest = "symtest.elf", .mode = "soft" },
+				     .text = text,
+				     .interval_ms = interval };
 	struct report_log *log;
 	pthread_t th[THREADS];
 	unsigned blocks = 0;
@@ -357,6 +360,50 @@ static void test_threads(unsigned interval)
 	free(t);
 }
 
+/*
+ * --watch=sample: a report whose sampled side is the host's code
+ * breakpoint says "sampling" in its text, its JSON and the summary, and
+ * the run's mode is "sample" throughout.
+ */
+static void test_sample_mode(void)
+{
+	FILE *text = tmpfile(), *json = tmpfile();
+	struct report_log_opts o = {
+		.sym = sym,
+		.env = { .guest = "symtest.elf", .mode = "sample" },
+		.text = text,
+		.json = json,
+		.now_ns = fake_clock,
+		.now_ctx = &fake_now,
+	};
+	struct report_log *log = NULL;
+	struct csan_hc_report r = sample_race();
+	char why[256], *t, *j;
+
+	fake_now = 0;
+	CHECK_EQ_U64(report_log_new(&o, &log), 0);
+	if (!log)
+		return;
+	r.side[0].mechanism = CSAN_MECH_HW_DEBUGREG;
+	r.side[1].mechanism = CSAN_MECH_SAMPLING;
+	r.side[1].flags = 0; /* the sampled instruction itself, before it ran */
+	CHECK_EQ_U64(report_log_submit(log, &r, why, sizeof(why)), 1);
+	report_log_summary(log);
+	report_log_free(log);
+	t = slurp(text);
+	j = slurp(json);
+	CHECK_CONTAINS(t, "(watch mode: sample)\nSeen by: host debug register (write), "
+			  "host sampling breakpoint (read)\n");
+	CHECK_CONTAINS(t, "counted only (watch mode: sample)\n");
+	CHECK_CONTAINS(
+		t, "csan-vmm:          1      0.000s  sample   debug-register+sampling          "
+		   "data-race in reader / writer\n");
+	CHECK_CONTAINS(j, "\"mechanism\":\"sampling\"");
+	CHECK_CONTAINS(j, "\"modes\":\"sample\",\"mechanisms\":\"debug-register+sampling\"}");
+	free(t);
+	free(j);
+}
+
 int main(void)
 {
 	char why[512];
@@ -373,6 +420,7 @@ int main(void)
 	test_empty();
 	test_races_iteration();
 	test_mech_names();
+	test_sample_mode();
 	test_threads(0);
 	test_threads(600000); /* long enough for any machine: each race once */
 	sym_close(sym);

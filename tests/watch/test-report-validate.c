@@ -69,7 +69,7 @@ static const struct bad bads[] = {
 	{ "context past the end", context_big, "side[0].context: 3" },
 	{ "an interrupt with a task", irq_task, "side[1].task_id: 5" },
 	{ "mechanism 0", mech_zero, "side[0].mechanism: 0" },
-	{ "mechanism past the end", mech_big, "side[1].mechanism: 5" },
+	{ "mechanism past the end", mech_big, "side[1].mechanism: 6 not in 1..5" },
 	{ "unknown side flag", flags_unknown, "side[0].flags" },
 	{ "IP 0", ip_zero, "side[1].ip: 0" },
 	{ "too many return addresses", nret_big, "side[0].nret: 65" },

@@ -11,6 +11,7 @@
 
 #include "tests/unit/check.h"
 #include "watch/sample_sites.h"
+#include "watch/sym.h"
 
 #define SKIP 77
 #define BASE 0xffffffff81000000ull
@@ -551,6 +552,73 @@ static void check_race_test(const struct sample_table *t, const struct elf_looku
 	}
 }
 
+/*
+ * race_test_locked_read's sites: the plain read of race_test_locked_word
+ * is not marked; the spinlock's unlock, a plain one-byte store inlined
+ * from queued_spin_unlock, is.
+ */
+static void check_marked(const struct sample_table *t, struct sym *sym)
+{
+	uint64_t fn = 0, size = 0, word = 0;
+	size_t i, plain = 0, marked = 0;
+
+	CHECK(sym_addr_of(sym, "race_test_locked_read", 0, &fn, &size) == 0 && size);
+	CHECK(sym_addr_of(sym, "race_test_locked_word", 0, &word, NULL) == 0);
+	for (i = 0; i < sample_table_count(t); i++) {
+		const struct sample_site *s = sample_table_site(t, i);
+
+		if (s->addr - fn >= size)
+			continue;
+		if (s->global && sample_site_global(s) == word) {
+			CHECK(!sample_access_marked(sym, s->addr, false));
+			plain++;
+		} else if (s->write && sample_site_size(s) == 1) {
+			CHECK(sample_access_marked(sym, s->addr, false));
+			marked++;
+		}
+	}
+	CHECK_EQ_U64(plain, 1);
+	CHECK_EQ_U64(marked, 1);
+}
+
+/*
+ * --sample-only on a real kernel: the race test's two racy-plain
+ * functions keep their site each (their one access of
+ * race_test_plain_word), nothing else stays, and the draws alternate
+ * between the two.  Leaves @t with those two live.
+ */
+static void check_keep_functions(const char *path, struct sample_table *t,
+				 const struct elf_lookup *l)
+{
+	struct sym *sym = NULL;
+	char why[512] = "";
+	size_t before = sample_table_live(t), retired, i;
+	const struct sample_site *a, *b;
+
+	CHECK(sym_open(path, &sym, why, sizeof(why)) == 0);
+	if (!sym)
+		return;
+	check_marked(t, sym);
+	retired = sample_table_keep_functions(t, sym, "race_test_plain_read,race_test_plain_write");
+	CHECK_EQ_U64(sample_table_live(t), 2);
+	CHECK_EQ_U64(retired, before - 2);
+	CHECK(sample_table_seed(t, 9) == 0);
+	for (i = 0; i < 4; i++) {
+		a = sample_table_draw(t);
+		b = sample_table_draw(t);
+		CHECK(a && b && a != b);
+		if (!a || !b)
+			break;
+		/* One of them is race_test_plain_write's store to the word. */
+		CHECK((a->addr - l[L_PLAIN_WRITE].value < l[L_PLAIN_WRITE].size && a->write) ||
+		      (b->addr - l[L_PLAIN_WRITE].value < l[L_PLAIN_WRITE].size && b->write));
+	}
+	/* A second cut by a pattern that matches nothing leaves none. */
+	CHECK_EQ_U64(sample_table_keep_functions(t, sym, "no_such_function_*"), 2);
+	CHECK_EQ_U64(sample_table_live(t), 0);
+	sym_close(sym);
+}
+
 static void check_vmlinux(const char *path)
 {
 	struct elf_lookup l[L_N] = {
@@ -621,6 +689,8 @@ static void check_vmlinux(const char *path)
 		0);
 	check_get_avenrun(t, l);
 	check_race_test(t, l);
+	if (l[L_PLAIN_WRITE].found)
+		check_keep_functions(path, t, l);
 	check_case_done(path, before);
 	sample_table_free(t);
 }
@@ -661,6 +731,38 @@ static const char *cached_vmlinux(const char *config, char *buf, size_t len)
 	return NULL;
 }
 
+/* --sample-only's patterns: shell patterns, comma-separated, each whole. */
+static void test_patterns(void)
+{
+	char longpat[SAMPLE_PATTERN_MAX + 2];
+
+	CHECK(sample_patterns_match("ext4_*", "ext4_map_blocks"));
+	CHECK(!sample_patterns_match("ext4_*", "jbd2_journal_start"));
+	CHECK(sample_patterns_match("ext4_*,jbd2_*", "jbd2_journal_start"));
+	CHECK(sample_patterns_match("a,,b", "b"));
+	CHECK(sample_patterns_match("a,", "a"));
+	CHECK(!sample_patterns_match("", "a"));
+	CHECK(!sample_patterns_match(",", "a"));
+	CHECK(!sample_patterns_match("foo", "foobar")); /* the whole name */
+	CHECK(sample_patterns_match("foo*", "foo.constprop.0"));
+	CHECK(sample_patterns_match("race_test_plain_?ead", "race_test_plain_read"));
+	/* A pattern too long to take matches nothing, not its prefix. */
+	memset(longpat, 'a', sizeof(longpat) - 2);
+	longpat[sizeof(longpat) - 2] = '*';
+	longpat[sizeof(longpat) - 1] = '\0';
+	CHECK(!sample_patterns_match(longpat, "aaaa"));
+	/* Marked by name: atomic_t's helpers and unlocks, not a function that merely says lock. */
+	CHECK(sample_marked_function("arch_atomic_read"));
+	CHECK(sample_marked_function("atomic_set"));
+	CHECK(sample_marked_function("queued_spin_unlock"));
+	CHECK(!sample_marked_function("queued_spin_lock_slowpath"));
+	CHECK(!sample_marked_function("race_test_plain_read"));
+	CHECK(!sample_marked_function(NULL));
+	longpat[SAMPLE_PATTERN_MAX - 1] = '*';
+	longpat[SAMPLE_PATTERN_MAX] = '\0';
+	CHECK(sample_patterns_match(longpat, longpat));
+}
+
 int main(void)
 {
 	static const char *const configs[] = { "kcsan", "workload" };
@@ -674,6 +776,7 @@ int main(void)
 	test_bit_offset_sign();
 	test_ranges();
 	test_draw();
+	test_patterns();
 
 	for (i = 0; i < 2; i++) {
 		if (!cached_vmlinux(configs[i], path, sizeof(path))) {

@@ -22,8 +22,8 @@
  * brings it back to the engine for the stack (report.c).
  */
 
-int hw_watch_arm(struct vcpu *vcpu, uint64_t addr, uint32_t *size, uint32_t access,
-		 uint32_t *ticket, uint32_t *status)
+static int arm(struct vcpu *vcpu, uint64_t addr, uint32_t *size, uint32_t access, uint32_t *ticket,
+	       uint32_t *status)
 {
 	struct vm *vm = vcpu->vm;
 	struct hw_engine *hw = vm->hw;
@@ -32,11 +32,6 @@ int hw_watch_arm(struct vcpu *vcpu, uint64_t addr, uint32_t *size, uint32_t acce
 	unsigned i;
 	int rc;
 
-	*ticket = 0;
-	if (!__atomic_load_n(&vm->watch_hw, __ATOMIC_RELAXED)) {
-		*status = CSAN_HW_OFF;
-		return VCPU_RESUME;
-	}
 	value = hw_read_value(vcpu, addr, *size);
 
 	pthread_mutex_lock(&hw->lock);
@@ -47,7 +42,8 @@ int hw_watch_arm(struct vcpu *vcpu, uint64_t addr, uint32_t *size, uint32_t acce
 		hw->no_slot++;
 		*status = CSAN_HW_NO_SLOT;
 	} else {
-		if (++hw->next_ticket == 0)
+		/* The top of the ticket space names code breakpoints (code_bp.c). */
+		if (++hw->next_ticket == 0 || hw->next_ticket >= HW_CODE_TICKET_BASE)
 			hw->next_ticket = 1;
 		*status = hw_take_slots(hw, hw->next_ticket, addr, size, access);
 	}
@@ -87,6 +83,24 @@ bool hw_watch_caught(struct vcpu *vcpu, uint32_t ticket)
 	caught = w && w->cpu == vcpu->id && w->have_hit;
 	pthread_mutex_unlock(&hw->lock);
 	return caught;
+}
+
+int hw_watch_arm(struct vcpu *vcpu, uint64_t addr, uint32_t *size, uint32_t access,
+		 uint32_t *ticket, uint32_t *status)
+{
+	*ticket = 0;
+	if (!__atomic_load_n(&vcpu->vm->watch_hw, __ATOMIC_RELAXED)) {
+		*status = CSAN_HW_OFF;
+		return VCPU_RESUME;
+	}
+	return arm(vcpu, addr, size, access, ticket, status);
+}
+
+int hw_watch_arm_host(struct vcpu *vcpu, uint64_t addr, uint32_t *size, uint32_t access,
+		      uint32_t *ticket, uint32_t *status)
+{
+	*ticket = 0;
+	return arm(vcpu, addr, size, access, ticket, status);
 }
 
 int hw_watch_disarm(struct vcpu *vcpu, uint32_t ticket, struct hw_watch_result *res)

@@ -198,6 +198,32 @@ int hw_watch_debug_exit(struct vcpu *vcpu)
 
 	/* Judged by what this vCPU had loaded: the engine may have moved on since. */
 	dr_exit_decode(vcpu->run->debug.arch.dr6, hv->slots, &e);
+	/* Our step past a code breakpoint (code_bp.c), where RF is not honoured. */
+	if (e.single_step && hv->stepping) {
+		if (hw_code_step_done(vcpu) != VCPU_RESUME)
+			return VCPU_STOP;
+		e.single_step = false;
+		/* The stepped instruction may have trapped on a watch, or the guest's own. */
+		if (!e.data_hits && !e.exec_hits && !e.dr_access && !e.task_switch &&
+		    !(e.hit & hv->guest_loaded))
+			return VCPU_RESUME;
+	}
+	/*
+	 * A code breakpoint (--watch=sample) is a fault before its
+	 * instruction runs, so it never comes with a data trap, which comes
+	 * after one; the guest's own causes still go to the guest.
+	 */
+	if (e.exec_hits && !e.data_hits) {
+		int rc = hw_code_exit(vcpu, e.exec_hits);
+
+		if (rc == VCPU_STOP)
+			return rc;
+		if (rc == VCPU_RESUME && !e.single_step && !e.dr_access && !e.task_switch &&
+		    !(e.hit & hv->guest_loaded))
+			return rc;
+		if (rc == VCPU_RESUME)
+			return foreign_debug_exit(vcpu, &e);
+	}
 	if (!dr_exit_is_ours(&e))
 		return foreign_debug_exit(vcpu, &e);
 

@@ -138,6 +138,12 @@ static int apply_debugregs(struct vcpu *vcpu, void *arg)
 		else
 			dbg.arch.debugreg[7] = dr7_copy_slot(dbg.arch.debugreg[7], 0, i);
 	}
+	/*
+	 * A step past a code breakpoint (code_bp.c) is given up: the load
+	 * ends it.  The breakpoint may stop the vCPU again there, and that
+	 * stop steps anew.
+	 */
+	hv->stepping = false;
 	if (ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0)
 		return -errno;
 	__atomic_fetch_add(&hw->loads, 1, __ATOMIC_RELAXED);
@@ -159,16 +165,21 @@ static void update_dr7(struct hw_engine *hw)
 	hw->gen++;
 }
 
-int hw_apply_everywhere(struct vcpu *vcpu)
+int hw_apply_all(struct vm *vm)
 {
-	int err = vcpu_run_on_all(vcpu->vm, apply_debugregs, vcpu->vm->hw);
+	int err = vcpu_run_on_all(vm, apply_debugregs, vm->hw);
 
 	if (err) {
 		log_error_errno(-err, "KVM_SET_GUEST_DEBUG failed");
-		vm_end(vcpu->vm, VM_END_HOST_ERROR, 0, 0);
-		return VCPU_STOP;
+		vm_end(vm, VM_END_HOST_ERROR, 0, 0);
+		return -EIO;
 	}
-	return VCPU_RESUME;
+	return 0;
+}
+
+int hw_apply_everywhere(struct vcpu *vcpu)
+{
+	return hw_apply_all(vcpu->vm) ? VCPU_STOP : VCPU_RESUME;
 }
 
 /*
@@ -263,6 +274,7 @@ int hw_mute_after_hit(struct vcpu *vcpu, unsigned mask)
 	}
 	if (!n)
 		return VCPU_RESUME;
+	hv->stepping = false; /* as in apply_debugregs: this load ends a step */
 	if (ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0) {
 		log_error_errno(errno, "vCPU %u: KVM_SET_GUEST_DEBUG failed", vcpu->id);
 		vm_end(vcpu->vm, VM_END_HOST_ERROR, 0, 0);

@@ -14,6 +14,13 @@
 #include "vmm/kvm/vcpu.h"
 #include "watch/debugreg.h"
 
+/*
+ * The debug-register allocator's owners of code breakpoints: the top of
+ * the ticket space, which watch tickets skip (arm.c).
+ */
+#define HW_CODE_TICKET_BASE 0xfffffff0u
+#define HW_CODE_TICKET(i)   (HW_CODE_TICKET_BASE + (i))
+
 /* One guest watch backed by debug registers. */
 struct hw_armed {
 	uint32_t ticket; /* 0: the entry is free */
@@ -54,6 +61,10 @@ struct hw_vcpu {
 	uint32_t muted[DR_NUM_SLOTS]; /* per slot, the watch it hit and no longer traps on */
 	/* The guest's own DR0-DR3/DR7 as last read, to undo KVM's copying ours over them. */
 	uint64_t guest_db[DR_NUM_SLOTS], guest_dr7;
+	/* Code breakpoints (code_bp.c): the registers at its last stop, a step past one. */
+	struct kvm_regs code_stop;
+	bool code_stop_valid;
+	bool stepping;
 };
 
 struct hw_engine {
@@ -79,6 +90,15 @@ struct hw_engine {
 	uint64_t undecoded;
 	char undecoded_why[256];
 	const struct hw_guest_view *view; /* how the guest is read; NULL: as a task, unmarked */
+	/* Code breakpoints (code_bp.c): the handler of their hits, and counts. */
+	hw_code_hit_fn code_hit;
+	void *code_ctx;
+	unsigned ncode;	       /* code breakpoints in slots now */
+	uint64_t code_loads;   /* hw_code_breakpoints_set calls that loaded */
+	uint64_t code_hits;    /* exits at one of them */
+	uint64_t code_short;   /* breakpoints asked for that found no free slot */
+	uint64_t code_repeats; /* stops again with nothing changed (RF not honoured) */
+	bool code_step;	       /* step past code breakpoints: RF was not honoured */
 };
 
 /* hw_vcpu - the engine's state for @vcpu. */
@@ -118,6 +138,12 @@ void hw_put_slots(struct hw_engine *hw, uint32_t ticket);
  */
 int hw_apply_everywhere(struct vcpu *vcpu);
 
+/*
+ * hw_apply_all - hw_apply_everywhere from any thread (a vCPU's or the
+ * supervisor's).  Returns 0, or -EIO after vm_end() when a load failed.
+ */
+int hw_apply_all(struct vm *vm);
+
 /* hw_slots_of - the slots @vcpu has loaded for the watch @ticket (its own thread). */
 unsigned hw_slots_of(struct hw_engine *hw, const struct vcpu *vcpu, uint32_t ticket);
 
@@ -127,6 +153,24 @@ unsigned hw_slots_of(struct hw_engine *hw, const struct vcpu *vcpu, uint32_t tic
  * after vm_end() when the load failed.
  */
 int hw_mute_after_hit(struct vcpu *vcpu, unsigned mask);
+
+/* code_bp.c */
+
+/*
+ * hw_code_exit - a debug exit on @vcpu with the instruction breakpoints
+ * @exec_hits (DR6 Bn of exec slots it had loaded): the code breakpoint's
+ * handler, then the instruction resumed past it.  Returns VCPU_RESUME,
+ * VCPU_STOP, or VCPU_DEFAULT when none of them was a code breakpoint of
+ * ours.
+ */
+int hw_code_exit(struct vcpu *vcpu, unsigned exec_hits);
+
+/*
+ * hw_code_step_done - the single step past a code breakpoint ended on
+ * @vcpu (hv->stepping): its breakpoints back as loaded.  Returns
+ * VCPU_RESUME, or VCPU_STOP after vm_end() when the load failed.
+ */
+int hw_code_step_done(struct vcpu *vcpu);
 
 /*
  * hw_engine_new - the per-VM state of hardware watches for @ncpus vCPUs

@@ -75,6 +75,40 @@ int hw_watch_arm(struct vcpu *vcpu, uint64_t addr, uint32_t *size, uint32_t acce
 bool hw_watch_caught(struct vcpu *vcpu, uint32_t ticket);
 
 /*
+ * hw_watch_arm_host - hw_watch_arm for a watch the host asks for itself
+ * (--watch=sample), in any watch mode: a sampling run is in neither soft
+ * nor hw mode.
+ */
+int hw_watch_arm_host(struct vcpu *vcpu, uint64_t addr, uint32_t *size, uint32_t access,
+		      uint32_t *ticket, uint32_t *status);
+
+/*
+ * Code breakpoints (--watch=sample): execution breakpoints in the debug
+ * registers of every vCPU, beside the data watches and the guest's own
+ * breakpoints (dr_share.c), at most HW_CODE_MAX at once.  A hit calls the
+ * handler the owner set with hw_watch_set_code_hit, on the hitting vCPU's
+ * thread, before the instruction runs; when the handler returns
+ * VCPU_RESUME the engine resumes the instruction with RFLAGS.RF set, so
+ * the breakpoint does not fire on it again (SDM Vol. 3B, 18.3.1.1).
+ */
+#define HW_CODE_MAX 3
+
+typedef int (*hw_code_hit_fn)(struct vcpu *vcpu, uint64_t addr, void *ctx);
+
+/* hw_watch_set_code_hit - call @fn(vcpu, breakpoint address, @ctx) at code breakpoint hits. */
+void hw_watch_set_code_hit(struct hw_engine *hw, hw_code_hit_fn fn, void *ctx);
+
+/*
+ * hw_code_breakpoints_set - from any thread: the code breakpoints are
+ * @addrs[0..@n) from now on (the old ones go), loaded on every vCPU
+ * before it returns.  Slots the data watches or the guest hold are not
+ * taken: *@loaded gets how many of @addrs got one (the first ones).
+ * Returns 0, or a negative errno after vm_end() when a vCPU could not
+ * load them.
+ */
+int hw_code_breakpoints_set(struct vm *vm, const uint64_t *addrs, unsigned n, unsigned *loaded);
+
+/*
  * hw_watch_disarm - end @vcpu's watch @ticket on every vCPU and tell what
  * it caught in @res.  Returns VCPU_RESUME, -ENOENT when @ticket is not a
  * watch @vcpu armed, or VCPU_STOP after vm_end() on a host error.

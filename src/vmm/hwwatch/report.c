@@ -76,6 +76,15 @@ void hw_watch_print_stats(struct vm *vm, FILE *f)
 					   (double)hw->arms
 				 : 0.0,
 			vm->ncpus, __atomic_load_n(&vm->rekicks, __ATOMIC_RELAXED));
+	/* --watch=sample's code breakpoints: their loads are in the register loads above. */
+	if (hw->code_loads)
+		fprintf(f,
+			LOG_PREFIX "code breakpoints: %" PRIu64
+				   " sets loaded on every vCPU, %" PRIu64 " hits (%" PRIu64
+				   " stops again with nothing changed), %" PRIu64
+				   " asked for without a free debug register; gone past with %s\n",
+			hw->code_loads, hw->code_hits, hw->code_repeats, hw->code_short,
+			hw->code_step ? "a single step" : "RFLAGS.RF");
 	/* Rare, and then the report's access kind may be wrong: say why. */
 	if (hw->undecoded)
 		fprintf(f,

@@ -17,6 +17,8 @@ bool watch_mode_hw(const struct vm *vm)
 
 const char *watch_mode_name(const struct vm *vm)
 {
+	if (vm->watch_sample)
+		return "sample";
 	return watch_mode_hw(vm) ? "hw" : "soft";
 }
 
@@ -42,6 +44,13 @@ static const char *hw_unavailable(struct vm *vm)
 
 int watch_mode_set(struct vm *vm, bool hw, char *why, size_t whylen)
 {
+	if (vm->watch_sample) {
+		snprintf(why, whylen,
+			 "this run samples (--watch=sample) from start to end; run "
+			 "again with --watch=%s",
+			 hw ? "hw" : "soft");
+		return -ENOTSUP;
+	}
 	if (hw && hw_unavailable(vm)) {
 		snprintf(why, whylen, "hardware watchpoints are unavailable on this host: %s",
 			 vm->hw_unavailable);

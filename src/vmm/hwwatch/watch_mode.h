@@ -14,14 +14,15 @@ struct vm;
  * csan guest sees it in its control block at its next watchpoint), and
  * reports say the mode from now on.  Callable from any thread.  Returns 0, or
  * -ENOTSUP when @hw is asked and vm->hw_unavailable says this host cannot
- * do it; then @why (@whylen bytes) says why and what to do.
+ * do it, or the run samples (vm->watch_sample, chosen at start); then @why (@whylen bytes) says why
+ * and what to do.
  */
 int watch_mode_set(struct vm *vm, bool hw, char *why, size_t whylen);
 
 /* watch_mode_hw - whether hardware mode is the one asked for now. */
 bool watch_mode_hw(const struct vm *vm);
 
-/* watch_mode_name - "hw" or "soft", for messages. */
+/* watch_mode_name - "hw", "soft" or "sample" (--watch=sample), for messages. */
 const char *watch_mode_name(const struct vm *vm);
 
 #endif /* CSAN_VMM_WATCH_MODE_H */

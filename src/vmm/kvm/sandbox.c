@@ -97,6 +97,7 @@ static const unsigned long allowed_ioctls[] = {
 	KVM_SET_REGS, /* what a KCSAN trap replaced, done by the host (linux_watch.c) */
 	KVM_GET_SREGS,
 	KVM_TRANSLATE,
+	KVM_GET_MSRS, /* MSR_LSTAR: the running kernel and its KASLR offset (sample/sample_setup.c) */
 	KVM_SET_GUEST_DEBUG,
 	KVM_GET_VCPU_EVENTS,
 	KVM_SET_VCPU_EVENTS,
@@ -242,7 +243,8 @@ static int add_argument_rules(scmp_filter_ctx ctx, const char **what)
 	 * trapped in it (src/watch/kmod_guest.c).  Only that query.
 	 */
 	*what = "the fcntl rule";
-	r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(fcntl), 1, SCMP_A1(SCMP_CMP_EQ, F_GETFD));
+	r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(fcntl), 1,
+			     SCMP_A1(SCMP_CMP_EQ, F_GETFD));
 	if (r)
 		return r;
 	/* No new executable memory: malloc and libelf never need it. */

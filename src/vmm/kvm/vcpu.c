@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "vmm/base/clock.h"
 #include "vmm/base/log.h"
 #include "vmm/kvm/exit.h"
 #include "vmm/kvm/kvm_api.h"
@@ -178,6 +179,46 @@ int vcpu_run_on_all(struct vm *vm, int (*fn)(struct vcpu *vcpu, void *arg), void
 	pthread_cond_broadcast(&vm->task_cond);
 	pthread_mutex_unlock(&vm->task_lock);
 	return ret;
+}
+
+/* The realtime clock (task_cond's) @ns from now. */
+static struct timespec realtime_after(uint64_t ns)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_sec += (time_t)(ns / 1000000000u);
+	t.tv_nsec += (long)(ns % 1000000000u);
+	if (t.tv_nsec >= 1000000000l) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000l;
+	}
+	return t;
+}
+
+/* A hold looks at vm_stopping() at least this often: vm_end does not signal task_cond. */
+#define VCPU_HOLD_POLL_NS 1000000u
+
+void vcpu_hold(struct vcpu *vcpu, uint64_t ns)
+{
+	struct vm *vm = vcpu->vm;
+	const uint64_t end = clock_now_ns() + ns;
+	uint64_t now;
+
+	pthread_mutex_lock(&vm->task_lock);
+	while (!vm_stopping(vm) && (now = clock_now_ns()) < end) {
+		struct timespec until;
+
+		if (vcpu->task_pending) {
+			task_serve_locked(vcpu);
+			continue;
+		}
+		until = realtime_after(end - now < VCPU_HOLD_POLL_NS ? end - now
+								     : VCPU_HOLD_POLL_NS);
+		/* task_post_locked broadcasts task_cond: a posted task wakes the hold. */
+		pthread_cond_timedwait(&vm->task_cond, &vm->task_lock, &until);
+	}
+	pthread_mutex_unlock(&vm->task_lock);
 }
 
 /* Returns 0 when told to stop or the run ended, a negative errno on a host error. */

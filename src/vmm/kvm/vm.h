@@ -15,6 +15,7 @@ struct sym;
 struct unwinder;
 struct report_log;
 struct hw_engine;
+struct sampler;
 struct elf_guest;
 struct serial;
 struct hc_table;
@@ -104,12 +105,18 @@ struct vm {
 	 * is the profile's preparation for hw mode (profile.h), NULL: none.
 	 */
 	int watch_hw;
+	/*
+	 * --watch=sample (vmm/sample/): set once before the vCPUs run, never
+	 * changed; a sampling run is in neither soft nor hw mode.
+	 */
+	bool watch_sample;
 	pthread_mutex_t hw_probe_lock;
 	bool hw_probed;
 	char hw_unavailable[256];
 	int (*watch_hw_prepare)(struct vm *vm, char *why, size_t whylen);
 	void (*watch_mode_changed)(struct vm *vm);
-	struct hw_engine *hw; /* the debug-register engine (hwwatch/) */
+	struct hw_engine *hw;	/* the debug-register engine (hwwatch/) */
+	struct sampler *sample; /* --watch=sample's state (sample/), NULL: not sampling */
 };
 
 /* I/O APIC IDs KVM's I/O APIC can hold (bits 24-27 of its ID register). */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vmm/base/log.h"
@@ -12,6 +13,7 @@
 #include "vmm/guest/csan/hc_attach.h"
 #include "vmm/kvm/vm.h"
 #include "vmm/hwwatch/watch_mode.h"
+#include "vmm/sample/sample.h"
 #include "watch/report_log.h"
 
 /* No command has more words than "set KNOB VALUE"; one more catches extras. */
@@ -43,7 +45,28 @@ static int parse_knob(const char *name, struct control_cmd *cmd, char *why, size
 {
 	cmd->knob = knob_find(name);
 	if (!cmd->knob)
+		cmd->sample_knob = sample_knob_find(name);
+	if (!cmd->knob && !cmd->sample_knob)
 		return parse_error(why, whylen, "no knob '%s'; 'get' lists them", name);
+	return 0;
+}
+
+/* A sampling knob's value: a decimal number in its range. */
+static int parse_sample_value(struct control_cmd *cmd, const char *s, char *why, size_t whylen)
+{
+	const struct sample_knob *k = cmd->sample_knob;
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (s[0] < '0' || s[0] > '9' || *end || errno || v < k->min || v > k->max) {
+		snprintf(why, whylen, "%s: '%s' is not a number from %" PRIu32 " to %" PRIu32,
+			 k->name, s, k->min, k->max);
+		return -EINVAL;
+	}
+	cmd->value = (uint32_t)v;
+	cmd->verb = CONTROL_SET;
 	return 0;
 }
 
@@ -55,6 +78,8 @@ static int parse_set(char **w, int n, struct control_cmd *cmd, char *why, size_t
 		return parse_error(why, whylen, "%s", "usage: set KNOB VALUE");
 	if (parse_knob(w[1], cmd, why, whylen))
 		return -EINVAL;
+	if (cmd->sample_knob)
+		return parse_sample_value(cmd, w[2], why, whylen);
 	rc = knob_parse_value(cmd->knob, w[2], &cmd->value);
 	if (rc) {
 		snprintf(why, whylen, "%s: '%s' is %s: give 0 to %" PRIu32 "%s", cmd->knob->name,
@@ -74,8 +99,10 @@ static int parse_watch(char **w, int n, struct control_cmd *cmd, char *why, size
 		cmd->verb = CONTROL_WATCH_HW;
 	else if (n == 2 && strcmp(w[1], "soft") == 0)
 		cmd->verb = CONTROL_WATCH_SOFT;
+	else if (n == 2 && strcmp(w[1], "sample") == 0)
+		cmd->verb = CONTROL_WATCH_SAMPLE;
 	else
-		return parse_error(why, whylen, "%s", "usage: watch [hw|soft]");
+		return parse_error(why, whylen, "%s", "usage: watch [hw|soft|sample]");
 	return 0;
 }
 
@@ -122,32 +149,62 @@ int control_parse(const char *line, struct control_cmd *cmd, char *why, size_t w
 
 void control_help(FILE *f)
 {
-	fprintf(f, "watch            print the watch mode (soft or hw)\n"
+	fprintf(f, "watch            print the watch mode (soft, hw or sample)\n"
 		   "watch hw|soft    back watchpoints with debug registers, or not\n"
-		   "stats            the guest runtime's counters and the races so far\n"
+		   "watch sample     ok in a run started with --watch=sample (it cannot switch)\n"
+		   "stats            the guest runtime's (or sampling's) counters and the races so "
+		   "far\n"
 		   "get [KNOB]       a knob's value (all knobs without KNOB)\n"
-		   "set KNOB VALUE   change a knob of the guest runtime now\n"
+		   "set KNOB VALUE   change a knob of the guest runtime (or of sampling) now\n"
 		   "help             this list\n"
 		   "quit             end the run: summary printed, csan-vmm exits\n");
 }
 
 int control_print_stats(struct vm *vm, FILE *f)
 {
-	if (!csan_control(vm))
+	/* A sampling run's counters are the host's own: there from the start. */
+	if (vm->sample)
+		sample_print_stats(vm, f);
+	else if (!csan_control(vm))
 		return -EAGAIN;
-	hc_attach_print_counters(vm, f);
+	else
+		hc_attach_print_counters(vm, f);
 	if (vm->reports)
 		fprintf(f, LOG_PREFIX "races so far: %" PRIu64 " reports, %u distinct\n",
 			report_log_total(vm->reports), report_log_distinct(vm->reports));
 	return 0;
 }
 
-/* The reply to get: KNOB=VALUE lines, one knob or all. */
+#define NOT_SAMPLING "this run does not sample: sampling's knobs need --watch=sample"
+
+/* The reply to get for sampling's knobs: one, or all of them. */
+static void reply_get_sample(struct vm *vm, const struct control_cmd *cmd, FILE *reply)
+{
+	unsigned i;
+	uint32_t v;
+
+	for (i = 0; i < SAMPLE_KNOBS; i++) {
+		if (cmd->verb == CONTROL_GET && cmd->sample_knob != &sample_knobs[i])
+			continue;
+		if (sample_knob_get(vm, &sample_knobs[i], &v)) {
+			fprintf(reply, "error: %s\n", NOT_SAMPLING);
+			return;
+		}
+		fprintf(reply, "%s=%" PRIu32 "\n", sample_knobs[i].name, v);
+	}
+	fprintf(reply, "ok\n");
+}
+
+/* The reply to get: KNOB=VALUE lines, one knob or all (a sampling run's: sampling's). */
 static void reply_get(struct vm *vm, const struct control_cmd *cmd, FILE *reply)
 {
 	size_t i, first = 0, end = knob_count();
 	uint32_t v;
 
+	if (cmd->sample_knob || (cmd->verb == CONTROL_GET_ALL && vm->sample)) {
+		reply_get_sample(vm, cmd, reply);
+		return;
+	}
 	if (cmd->verb == CONTROL_GET) {
 		first = (size_t)(cmd->knob - knob_at(0));
 		end = first + 1;
@@ -166,7 +223,13 @@ static void reply_watch(struct vm *vm, const struct control_cmd *cmd, FILE *repl
 {
 	char why[512];
 
-	if (cmd->verb != CONTROL_WATCH_SHOW &&
+	/* Sampling builds its table of sites before boot: it is chosen at start or not at all. */
+	if (cmd->verb == CONTROL_WATCH_SAMPLE && !vm->watch_sample) {
+		fprintf(reply,
+			"error: sampling is chosen at start: run again with --watch=sample\n");
+		return;
+	}
+	if (cmd->verb != CONTROL_WATCH_SHOW && cmd->verb != CONTROL_WATCH_SAMPLE &&
 	    watch_mode_set(vm, cmd->verb == CONTROL_WATCH_HW, why, sizeof(why))) {
 		fprintf(reply, "error: %s\n", why);
 		return;
@@ -184,7 +247,8 @@ enum control_after control_run(struct vm *vm, const struct control_cmd *cmd, FIL
 		break;
 	case CONTROL_WATCH_SHOW:
 	case CONTROL_WATCH_HW:
-	case CONTROL_WATCH_SOFT: reply_watch(vm, cmd, reply); break;
+	case CONTROL_WATCH_SOFT:
+	case CONTROL_WATCH_SAMPLE: reply_watch(vm, cmd, reply); break;
 	case CONTROL_STATS:
 		if (control_print_stats(vm, reply))
 			fprintf(reply, "error: %s\n", NOT_ATTACHED);
@@ -194,6 +258,14 @@ enum control_after control_run(struct vm *vm, const struct control_cmd *cmd, FIL
 	case CONTROL_GET_ALL:
 	case CONTROL_GET: reply_get(vm, cmd, reply); break;
 	case CONTROL_SET:
+		if (cmd->sample_knob) {
+			if (sample_knob_set(vm, cmd->sample_knob, cmd->value))
+				fprintf(reply, "error: %s\n", NOT_SAMPLING);
+			else
+				fprintf(reply, "%s=%" PRIu32 "\nok\n", cmd->sample_knob->name,
+					cmd->value);
+			break;
+		}
 		if (knob_set(vm, cmd->knob, cmd->value))
 			fprintf(reply, "error: %s\n", NOT_ATTACHED);
 		else

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "vmm/guest/csan/knob.h"
+#include "vmm/sample/sample.h"
 
 struct vm;
 
@@ -13,22 +14,24 @@ struct vm;
 #define CONTROL_LINE_MAX 256
 
 enum control_verb {
-	CONTROL_EMPTY,	    /* a blank line: no command, no reply */
-	CONTROL_HELP,	    /* help */
-	CONTROL_WATCH_SHOW, /* watch */
-	CONTROL_WATCH_HW,   /* watch hw */
-	CONTROL_WATCH_SOFT, /* watch soft */
-	CONTROL_STATS,	    /* stats */
-	CONTROL_GET_ALL,    /* get */
-	CONTROL_GET,	    /* get KNOB */
-	CONTROL_SET,	    /* set KNOB VALUE */
-	CONTROL_QUIT,	    /* quit */
+	CONTROL_EMPTY,	      /* a blank line: no command, no reply */
+	CONTROL_HELP,	      /* help */
+	CONTROL_WATCH_SHOW,   /* watch */
+	CONTROL_WATCH_HW,     /* watch hw */
+	CONTROL_WATCH_SOFT,   /* watch soft */
+	CONTROL_WATCH_SAMPLE, /* watch sample: only where the run started sampling */
+	CONTROL_STATS,	      /* stats */
+	CONTROL_GET_ALL,      /* get */
+	CONTROL_GET,	      /* get KNOB */
+	CONTROL_SET,	      /* set KNOB VALUE */
+	CONTROL_QUIT,	      /* quit */
 };
 
 struct control_cmd {
 	enum control_verb verb;
-	const struct knob *knob; /* CONTROL_GET, CONTROL_SET */
-	uint32_t value;		 /* CONTROL_SET, checked against knob->max */
+	const struct knob *knob; /* CONTROL_GET, CONTROL_SET: a knob of the guest runtime */
+	const struct sample_knob *sample_knob; /* ... or of sampling (--watch=sample) */
+	uint32_t value;			       /* CONTROL_SET, checked against the knob's range */
 };
 
 /*

@@ -68,9 +68,9 @@ static unsigned emu_cpus(const struct options *o, const struct emu_inputs *in)
  */
 static unsigned long long emu_memory_mb(const struct options *o, const struct emu_inputs *in)
 {
-	unsigned long long mb =
-		(o->mem_bytes >> 20) + EMU_MEMORY_EXTRA_MB + 2 * ((in->guest_file_bytes >> 20) + 1) +
-		(in->initrd ? 2 * ((in->initrd_bytes >> 20) + 1) : 0);
+	unsigned long long mb = (o->mem_bytes >> 20) + EMU_MEMORY_EXTRA_MB +
+				2 * ((in->guest_file_bytes >> 20) + 1) +
+				(in->initrd ? 2 * ((in->initrd_bytes >> 20) + 1) : 0);
 
 	return mb < EMU_MEMORY_MIN_MB ? EMU_MEMORY_MIN_MB : mb;
 }
@@ -102,7 +102,8 @@ static void add_harness_options(struct argv_builder *b, const struct options *o,
 		add(b, "--file=%s:" EMU_VMLINUX, in->vmlinux);
 	/* Only the .ko files: a kernel build tree is far too big to copy. */
 	for (i = 0; i < in->nmodules; i++)
-		add(b, "--file=%s:" EMU_MODULES_DIR "/%s", in->modules[i], base_name(in->modules[i]));
+		add(b, "--file=%s:" EMU_MODULES_DIR "/%s", in->modules[i],
+		    base_name(in->modules[i]));
 	if (in->report_json)
 		add(b, "--output=" EMU_REPORT_JSON ":%s", in->report_json);
 	if (in->compare_json)
@@ -139,7 +140,15 @@ static void add_inner_options(struct argv_builder *b, const struct options *o,
 	if (o->report_json)
 		add(b, "--report-json=" EMU_REPORT_JSON);
 	if (o->watch_given)
-		add(b, "--watch=%s", o->watch_hw ? "hw" : "soft");
+		add(b, "--watch=%s", o->watch_sample ? "sample" : o->watch_hw ? "hw" : "soft");
+	if (o->sample_breakpoints)
+		add(b, "--sample-breakpoints=%u", o->sample_breakpoints);
+	if (o->sample_delay_given)
+		add(b, "--sample-delay=%u", o->sample_delay_ms);
+	if (o->sample_period_ms)
+		add(b, "--sample-period=%u", o->sample_period_ms);
+	if (o->sample_only)
+		add(b, "--sample-only=%s", o->sample_only);
 	if (in->nmodules)
 		add(b, "--modules=" EMU_MODULES_DIR);
 	if (o->compare)

@@ -26,6 +26,7 @@
 #include "vmm/run/options.h"
 #include "vmm/console/status_line.h"
 #include "vmm/hwwatch/watch_mode.h"
+#include "vmm/sample/sample.h"
 #include "vmm/run/verdict.h"
 #include "vmm/run/workload_run.h"
 #include "vmm/workload/workload.h"
@@ -67,6 +68,12 @@ struct pipeline {
 };
 
 /* kmod.c's word about a module whose .ko was not found: once per module. */
+/* The watch mode a run starts in, as reports, the start line and the JSON say it. */
+static const char *watch_mode_word(const struct guest_run_opts *ro)
+{
+	return ro->o->watch_sample ? "sample" : ro->watch_hw ? "hw" : "soft";
+}
+
 static void note_modules(void *ctx, const char *msg)
 {
 	(void)ctx;
@@ -117,7 +124,7 @@ static int pipeline_open(struct pipeline *p, const struct guest_run_opts *ro, co
 	}
 	lo.sym = p->sym;
 	lo.env.guest = guest;
-	lo.env.mode = ro->watch_hw ? "hw" : "soft";
+	lo.env.mode = watch_mode_word(ro);
 	lo.text = stderr;
 	lo.json = ro->report_json;
 	lo.interval_ms = REPORT_LOG_DEFAULT_INTERVAL_MS;
@@ -207,14 +214,15 @@ static int conclude(struct vm *vm, const struct guest_profile *prof,
 			log_error("workload: '%s' exited with status %d", ro->o->workload.run,
 				  f.seen.workload_status);
 		else if (out->end == VM_END_EXIT)
-			log_error("workload: '%s' never reported an exit status (the guest's init "
-				  "did not run, or could not reach the status port; see the console)",
-				  ro->o->workload.run);
+			log_error(
+				"workload: '%s' never reported an exit status (the guest's init "
+				"did not run, or could not reach the status port; see the console)",
+				ro->o->workload.run);
 	}
 	status = verdict_status(&f);
 	log_error("%s", verdict_line(line, sizeof(line), &f, status));
 	if (ro->report_json) {
-		verdict_json(ro->report_json, &f, status, ro->watch_hw ? "hw" : "soft");
+		verdict_json(ro->report_json, &f, status, watch_mode_word(ro));
 		fflush(ro->report_json);
 	}
 	return status;
@@ -353,6 +361,37 @@ static int build_vm(struct elf_guest *g, struct plug *plug, const struct vm_conf
 	return rc;
 }
 
+/*
+ * --watch=sample: a stock Linux kernel's text sampled from the host
+ * (sample/), with the knobs given or their defaults and the run's seed.
+ * Says why not and returns -errno when it cannot.
+ */
+static int start_sampling(struct vm *vm, const struct guest_profile *prof, const struct options *o)
+{
+	struct sample_opts so = {
+		.breakpoints =
+			o->sample_breakpoints ? o->sample_breakpoints : SAMPLE_DEFAULT_BREAKPOINTS,
+		.delay_ms = o->sample_delay_given ? o->sample_delay_ms : SAMPLE_DEFAULT_DELAY_MS,
+		.period_ms = o->sample_period_ms ? o->sample_period_ms : SAMPLE_DEFAULT_PERIOD_MS,
+		.seed = o->seed,
+		.only = o->sample_only,
+	};
+	char why[WHY_LEN];
+	int rc;
+
+	if (prof != &linux_profile) {
+		log_error(
+			"--watch=sample: for a Linux kernel; the %s guest has soft watchpoints of "
+			"its own (--watch=soft or hw)",
+			prof->name);
+		return -EINVAL;
+	}
+	rc = sample_attach(vm, &so, why, sizeof(why));
+	if (rc)
+		log_error("%s", why);
+	return rc;
+}
+
 int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest_run_result *res)
 {
 	const struct options *o = ro->o;
@@ -419,6 +458,8 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 		log_error("--watch=hw: %s", why);
 		goto out;
 	}
+	if (o->watch_sample && start_sampling(vm, prof, o))
+		goto out;
 	if ((control && control_server_start(control, vm, why, sizeof(why))) ||
 	    console_input_start(vm, STDIN_FILENO, o->console_escapes, &console_actions, &console,
 				why, sizeof(why))) {
@@ -429,7 +470,7 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 		log_error("booting %s (%s guest) on %u vCPU%s, %" PRIu64
 			  " MiB, watch mode %s, command line \"%s\"",
 			  g->path, prof->name, o->cpus, o->cpus == 1 ? "" : "s",
-			  cfg.mem_bytes >> 20, ro->watch_hw ? "hw" : "soft", cmdline);
+			  cfg.mem_bytes >> 20, watch_mode_word(ro), cmdline);
 	if (vm_run(vm, &res->outcome))
 		goto out;
 	res->wall_s = (double)(clock_now_ns() - t0) / 1e9;
@@ -449,6 +490,7 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 		if (prof->print_counters)
 			prof->print_counters(vm, stderr);
 		hw_watch_print_stats(vm, stderr);
+		sample_print_stats(vm, stderr);
 	}
 	res->status = conclude(vm, prof, ro, &res->outcome, report_log_total(pipe.log));
 	/* The caller reads the races after the symbols are gone: they are plain strings. */

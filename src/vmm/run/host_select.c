@@ -29,12 +29,17 @@ enum opt_host host_select(const struct options *o, const struct guest_profile *p
 		why_set(why, whylen, "%s", prof->unfit_for_pvm);
 		return OPT_HOST_EMULATED;
 	}
-	if ((o->watch_hw || o->compare) && probe_data_watchpoints(detail, sizeof(detail)) != 1) {
+	if ((o->watch_hw || o->watch_sample || o->compare) &&
+	    probe_data_watchpoints(detail, sizeof(detail)) != 1) {
 		char *advice = strstr(detail, "; what to do"); /* the switch is the advice */
 
 		if (advice)
 			*advice = '\0';
-		snprintf(why, whylen, "%s: %s", o->compare ? "--compare" : "--watch=hw", detail);
+		snprintf(why, whylen, "%s: %s",
+			 o->compare	   ? "--compare"
+			 : o->watch_sample ? "--watch=sample"
+					   : "--watch=hw",
+			 detail);
 		return OPT_HOST_EMULATED;
 	}
 	return OPT_HOST_KVM;

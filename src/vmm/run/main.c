@@ -59,8 +59,9 @@ static int run_once(const struct options *o, struct elf_guest *g)
 	 * refuse with what the probe saw.  A run starting in soft mode leaves
 	 * the question to its first switch to hw mode (watch_mode.c).
 	 */
-	if (o->watch_hw && probe_data_watchpoints(hw_why, sizeof(hw_why)) != 1) {
-		log_error("--watch=hw: %s", hw_why);
+	if ((o->watch_hw || o->watch_sample) &&
+	    probe_data_watchpoints(hw_why, sizeof(hw_why)) != 1) {
+		log_error("--watch=%s: %s", o->watch_sample ? "sample" : "hw", hw_why);
 		return EXIT_USAGE;
 	}
 	ro.hw_known = o->watch_hw;

@@ -14,6 +14,8 @@
 #include "vmm/run/control_cmd.h"
 #include "vmm/run/options.h"
 #include "vmm/guest/profile.h"
+#include "vmm/hwwatch/hw_watch.h"
+#include "vmm/sample/sample.h"
 
 /* guest_kind_parse - --guest's "auto", "csan", "linux" to @out; -EINVAL otherwise. */
 static int guest_kind_parse(const char *s, enum guest_kind *out)
@@ -57,6 +59,10 @@ enum {
 	OPTK_ADD,
 	OPTK_INITRD,
 	OPTK_WORKLOAD_IN_INITRD,
+	OPTK_SAMPLE_BREAKPOINTS,
+	OPTK_SAMPLE_DELAY,
+	OPTK_SAMPLE_PERIOD,
+	OPTK_SAMPLE_ONLY,
 };
 
 /*
@@ -83,6 +89,10 @@ static const struct option long_options[] = {
 	{ "source-root", required_argument, NULL, OPTK_SOURCE_ROOT },
 	{ "modules", required_argument, NULL, OPTK_MODULES },
 	{ "watch", required_argument, NULL, OPTK_WATCH },
+	{ "sample-breakpoints", required_argument, NULL, OPTK_SAMPLE_BREAKPOINTS },
+	{ "sample-delay", required_argument, NULL, OPTK_SAMPLE_DELAY },
+	{ "sample-period", required_argument, NULL, OPTK_SAMPLE_PERIOD },
+	{ "sample-only", required_argument, NULL, OPTK_SAMPLE_ONLY },
 	{ "compare", no_argument, NULL, OPTK_COMPARE },
 	{ "compare-json", required_argument, NULL, OPTK_COMPARE_JSON },
 	{ "control", required_argument, NULL, OPTK_CONTROL },
@@ -168,8 +178,22 @@ void options_usage(FILE *f)
 		"                        every vCPU (needs a host whose KVM delivers guest\n"
 		"                        data breakpoints: see --probe); on Linux, KCSAN's\n"
 		"                        watchpoints, followed from the host (start in hw\n"
-		"                        mode to switch later)\n"
-		"      --control=PATH    serve run-time commands (watch hw|soft, stats,\n"
+		"                        mode to switch later); sample: Linux only, no\n"
+		"                        race detector needed in the kernel: the host\n"
+		"                        puts code breakpoints on a few of its memory\n"
+		"                        accesses at a time (drawn from the vmlinux with\n"
+		"                        --seed) and, at a hit, watches the address with\n"
+		"                        data breakpoints on every vCPU while it holds\n"
+		"                        the hitting one back (chosen at start only)\n"
+		"      --sample-breakpoints=N  code breakpoints live at once (1-%d,\n"
+		"                        default %d; the other debug registers are for\n"
+		"                        the data watches)\n"
+		"      --sample-delay=MS hold a vCPU at a hit for MS ms (0-1000,\n"
+		"                        default %d)\n"
+		"      --sample-period=MS draw new sites every MS ms (1-60000, default %d)\n"
+		"      --sample-only=PATTERN[,PATTERN...]  sample only the functions whose\n"
+		"                        names match a shell PATTERN (e.g. 'ext4_*')\n"
+		"      --control=PATH    serve run-time commands (watch hw|soft|sample, stats,\n"
 		"                        get/set KNOB, quit) on UNIX socket PATH\n"
 		"      --send=COMMAND    with --control=PATH: send COMMAND to the\n"
 		"                        csan-vmm serving PATH, print its reply, exit\n"
@@ -225,7 +249,8 @@ void options_usage(FILE *f)
 		"See csan-vmm(1).\n",
 		CSAN_MAX_CPUS, OPT_DEFAULT_CPUS, OPT_DEFAULT_MEMORY >> 20,
 		(unsigned long long)linux_profile.default_mem_bytes >> 20, OPT_MIN_MEMORY >> 20,
-		(unsigned long long)CSAN_RAM_LIMIT >> 30, OPT_DEFAULT_SCENARIO,
+		(unsigned long long)CSAN_RAM_LIMIT >> 30, OPT_DEFAULT_SCENARIO, HW_CODE_MAX,
+		SAMPLE_DEFAULT_BREAKPOINTS, SAMPLE_DEFAULT_DELAY_MS, SAMPLE_DEFAULT_PERIOD_MS,
 		OPT_DEFAULT_SANDBOX_NAME);
 }
 
@@ -453,6 +478,20 @@ static int parse_console_escapes(const char *arg, struct options *o, FILE *errf)
 	return 0;
 }
 
+/* --sample-*: the range the control socket's 'set' checks too (sample_knobs). */
+static int parse_sample_knob(const char *arg, enum sample_knob_id id, const char *opt,
+			     const char *what, unsigned *out, FILE *errf)
+{
+	const struct sample_knob *k = &sample_knobs[id];
+	uint64_t v;
+
+	if (parse_u64(arg, &v) || v < k->min || v > k->max)
+		return usage_error(errf, "%s: '%s' is not %s from %" PRIu32 " to %" PRIu32, opt,
+				   arg, what, k->min, k->max);
+	*out = (unsigned)v;
+	return 0;
+}
+
 static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 {
 	uint64_t v;
@@ -495,11 +534,28 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 		return 0;
 	}
 	case OPTK_WATCH:
-		if (strcmp(arg, "soft") && strcmp(arg, "hw"))
-			return usage_error(errf, "--watch: '%s' is not a mode; use soft or hw",
-					   arg);
+		if (strcmp(arg, "soft") && strcmp(arg, "hw") && strcmp(arg, "sample"))
+			return usage_error(
+				errf, "--watch: '%s' is not a mode; use soft, hw or sample", arg);
 		o->watch_hw = strcmp(arg, "hw") == 0;
+		o->watch_sample = strcmp(arg, "sample") == 0;
 		o->watch_given = true;
+		return 0;
+	case OPTK_SAMPLE_BREAKPOINTS:
+		return parse_sample_knob(arg, SAMPLE_KNOB_BREAKPOINTS, "--sample-breakpoints",
+					 "a count", &o->sample_breakpoints, errf);
+	case OPTK_SAMPLE_DELAY:
+		o->sample_delay_given = true;
+		return parse_sample_knob(arg, SAMPLE_KNOB_DELAY_MS, "--sample-delay",
+					 "a number of ms", &o->sample_delay_ms, errf);
+	case OPTK_SAMPLE_PERIOD:
+		return parse_sample_knob(arg, SAMPLE_KNOB_PERIOD_MS, "--sample-period",
+					 "a number of ms", &o->sample_period_ms, errf);
+	case OPTK_SAMPLE_ONLY:
+		if (!arg[strspn(arg, ", ")])
+			return usage_error(errf, "--sample-only: give function name patterns, e.g. "
+						 "--sample-only='ext4_*,jbd2_*'");
+		o->sample_only = arg;
 		return 0;
 	case OPTK_COMPARE: o->compare = true; return 0;
 	case OPTK_COMPARE_JSON:
@@ -568,6 +624,10 @@ static int check_combinations(struct options *o, FILE *errf)
 		return 0;
 	if (o->compare_json && !o->compare)
 		return usage_error(errf, "--compare-json: only with --compare; add --compare");
+	if ((o->sample_breakpoints || o->sample_delay_given || o->sample_period_ms ||
+	     o->sample_only) &&
+	    !o->watch_sample)
+		return usage_error(errf, "--sample-*: only with --watch=sample; add it");
 	if (o->compare && o->watch_given)
 		return usage_error(errf, "--watch: --compare runs both modes itself; drop --watch");
 	if (o->workload.nadds && !o->workload.run)

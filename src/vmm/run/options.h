@@ -57,13 +57,18 @@ struct options {
 	uint64_t seed;
 	bool seed_given;
 	bool quiet;
-	const char *guest_path;	  /* NULL: the bundled guest */
-	const char *vmlinux;	  /* --vmlinux=PATH: a bzImage's symbols; NULL: look for them */
-	const char *report_json;  /* --report-json=FILE, NULL when not given */
-	const char *source_root;  /* --source-root=DIR, NULL: found from the DWARF */
-	const char *modules_dir;  /* --modules=DIR, NULL: the default places (kmod.h) */
-	bool watch_hw;		  /* --watch=hw */
-	bool watch_given;	  /* --watch appeared at all */
+	const char *guest_path;	 /* NULL: the bundled guest */
+	const char *vmlinux;	 /* --vmlinux=PATH: a bzImage's symbols; NULL: look for them */
+	const char *report_json; /* --report-json=FILE, NULL when not given */
+	const char *source_root; /* --source-root=DIR, NULL: found from the DWARF */
+	const char *modules_dir; /* --modules=DIR, NULL: the default places (kmod.h) */
+	bool watch_hw;		 /* --watch=hw */
+	bool watch_sample;	 /* --watch=sample: the host's code breakpoints (vmm/sample/) */
+	bool watch_given;	 /* --watch appeared at all */
+	/* --sample-*: sampling's knobs (0 where not given: vmm/sample/sample.h's defaults) */
+	unsigned sample_breakpoints, sample_delay_ms, sample_period_ms;
+	bool sample_delay_given;
+	const char *sample_only;  /* --sample-only=PATTERN[,PATTERN...], NULL: every site */
 	bool compare;		  /* --compare: the same guest in soft then hw mode */
 	const char *compare_json; /* --compare-json=FILE, NULL when not given */
 	const char *control_path; /* --control=PATH, NULL when not given */

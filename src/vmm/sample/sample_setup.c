@@ -1,0 +1,317 @@
+/* sample_setup.c: sampling joins a VM: the table of sites, the running kernel, the draws. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include <linux/kvm.h>
+
+#include "vmm/base/clock.h"
+#include "vmm/base/log.h"
+#include "vmm/hwwatch/hw_watch.h"
+#include "vmm/image/elf_guest.h"
+#include "vmm/kvm/vcpu.h"
+#include "vmm/kvm/vm.h"
+#include "vmm/sample/sampler.h"
+#include "watch/sym.h"
+
+/* MSR_LSTAR: the 64-bit SYSCALL entry point (SDM Vol. 4, table 2-2). */
+#define MSR_LSTAR 0xc0000082u
+
+/* Draws in a row that may find rewritten sites before a slot stays empty this time. */
+#define SAMPLE_REDRAWS 64
+
+/* --- the vmlinux's bytes and the guest's --------------------------------- */
+
+static const struct elf_segment *segment_of(const struct elf_guest *g, uint64_t va, uint64_t len)
+{
+	size_t i;
+
+	for (i = 0; g && i < g->nsegs; i++) {
+		const struct elf_segment *s = &g->segs[i];
+
+		if (va >= s->vaddr && va + len <= s->vaddr + s->filesz)
+			return s;
+	}
+	return NULL;
+}
+
+/*
+ * Whether the @len bytes at link address @va are in guest memory what
+ * they are in the vmlinux: the guest may have rewritten them (static
+ * keys, text poking, a module's text freed and reused), and a site whose
+ * instruction is no longer the one in the table must never get a code
+ * breakpoint, whose hit would compute the address of another
+ * instruction's operand.  The guest's copy is found by the physical
+ * KASLR offset; false when either is out of reach.
+ */
+static bool site_in_place(struct sampler *sp, uint64_t va, unsigned len)
+{
+	const struct elf_guest *g = sp->vm->image;
+	const struct elf_segment *s = segment_of(g, va, len);
+	const uint8_t *have;
+
+	if (!s || !g->image || s->offset + (va - s->vaddr) + len > g->image_size)
+		return false;
+	have = vm_gpa_to_hva(sp->vm, s->paddr + (va - s->vaddr) + (uint64_t)sp->phys_off, len);
+	return have && memcmp(have, g->image + s->offset + (va - s->vaddr), len) == 0;
+}
+
+/* --- the running kernel -------------------------------------------------- */
+
+/*
+ * At every exit until the kernel runs: MSR_LSTAR on this vCPU (its own
+ * thread) holds entry_SYSCALL_64 once syscall_init has run, early in
+ * start_kernel and long before any other CPU starts.  Its distance from
+ * the vmlinux's address is the kernel's KASLR offset (0 with csan-vmm's
+ * nokaslr); its physical address, through this vCPU's page tables, gives
+ * the offset of the kernel's physical place, where its bytes are checked.
+ */
+static int find_running(struct vm *vm, struct vcpu *vcpu, void *ctx)
+{
+	struct sampler *sp = ctx;
+	struct {
+		struct kvm_msrs head;
+		struct kvm_msr_entry e;
+	} m = { .head.nmsrs = 1, .e.index = MSR_LSTAR };
+	struct kvm_translation t;
+	const struct elf_segment *s;
+
+	(void)vm;
+	if (__atomic_load_n(&sp->running, __ATOMIC_ACQUIRE) || vcpu->id != 0)
+		return -1;
+	if (ioctl(vcpu->fd, KVM_GET_MSRS, &m) != 1 || !m.e.data)
+		return -1;
+	t = (struct kvm_translation){ .linear_address = m.e.data };
+	s = segment_of(sp->vm->image, sp->entry_syscall, 1);
+	if (ioctl(vcpu->fd, KVM_TRANSLATE, &t) < 0 || !t.valid || !s)
+		return -1;
+	sp->virt_off = (int64_t)(m.e.data - sp->entry_syscall);
+	sp->phys_off = (int64_t)(t.physical_address - (s->paddr + (sp->entry_syscall - s->vaddr)));
+	if (sp->virt_off || sp->phys_off)
+		log_error("sampling: the kernel runs %+" PRId64 " bytes from its link address "
+			  "(KASLR; %+" PRId64 " physical), from MSR_LSTAR",
+			  sp->virt_off, sp->phys_off);
+	__atomic_store_n(&sp->running, 1, __ATOMIC_RELEASE);
+	return -1;
+}
+
+/* --- the draws ------------------------------------------------------------ */
+
+/* The next site to give a code breakpoint, its bytes checked; 0 when none. Under lock. */
+static uint64_t draw_one(struct sampler *sp)
+{
+	unsigned tries;
+
+	for (tries = 0; tries < SAMPLE_REDRAWS; tries++) {
+		const struct sample_site *s = sample_table_draw(sp->table);
+
+		if (!s)
+			return 0;
+		if (site_in_place(sp, s->addr, s->len))
+			return s->addr;
+		sample_table_retire(sp->table, s->addr);
+		sp->n.rewritten++;
+	}
+	return 0;
+}
+
+static bool drawn(const uint64_t *addrs, unsigned n, uint64_t a)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (addrs[i] == a)
+			return true;
+	return false;
+}
+
+/*
+ * The supervisor's tick: every period, new sites for the code
+ * breakpoints, uniformly over the table (sample_table_draw), so the
+ * sampling rate, not how hot the code is, decides how often a site is
+ * watched.  Each draw makes every vCPU load its debug registers.
+ */
+static int draw_tick(struct vm *vm, struct vcpu *vcpu, void *ctx)
+{
+	struct sampler *sp = ctx;
+	uint64_t addrs[HW_CODE_MAX], now = clock_now_ns();
+	unsigned i, n = 0, loaded = 0;
+	bool same;
+	const unsigned period = __atomic_load_n(&sp->o.period_ms, __ATOMIC_RELAXED);
+	const unsigned want = __atomic_load_n(&sp->o.breakpoints, __ATOMIC_RELAXED);
+
+	(void)vcpu;
+	if (!__atomic_load_n(&sp->running, __ATOMIC_ACQUIRE))
+		return (int)period;
+	if (now < sp->next_draw_ns)
+		return (int)((sp->next_draw_ns - now) / 1000000u) + 1;
+	pthread_mutex_lock(&sp->lock);
+	for (i = 0; i < want && i < HW_CODE_MAX; i++) {
+		uint64_t a = draw_one(sp);
+
+		if (a && !drawn(addrs, n, a))
+			addrs[n++] = a;
+	}
+	same = n == sp->nlive;
+	for (i = 0; i < n && same; i++)
+		same = drawn(sp->live, sp->nlive, addrs[i]);
+	memcpy(sp->live, addrs, n * sizeof(addrs[0]));
+	sp->nlive = n;
+	pthread_mutex_unlock(&sp->lock);
+	/*
+	 * The same sites again (a table of a few, under --sample-only): the
+	 * vCPUs have them loaded, and a load costs every vCPU an exit.
+	 */
+	if (!same) {
+		for (i = 0; i < n; i++)
+			addrs[i] += (uint64_t)sp->virt_off;
+		if (hw_code_breakpoints_set(vm, addrs, n, &loaded))
+			return -1;
+		pthread_mutex_lock(&sp->lock);
+		sp->n.draws += loaded;
+		/* Those without a free register are drawn again, not taken as loaded. */
+		sp->nlive = loaded;
+		pthread_mutex_unlock(&sp->lock);
+	}
+	sp->next_draw_ns = clock_now_ns() + period * 1000000ull;
+	return (int)period;
+}
+
+/* --- set-up --------------------------------------------------------------- */
+
+static int free_sampler(struct vm *vm, struct vcpu *vcpu, void *ctx)
+{
+	struct sampler *sp = ctx;
+
+	(void)vcpu;
+	vm->sample = NULL;
+	sample_table_free(sp->table);
+	pthread_mutex_destroy(&sp->lock);
+	free(sp);
+	return 0;
+}
+
+static int build_table(struct sampler *sp, char *why, size_t whylen)
+{
+	const char *path = sp->vm->image->sym_path;
+	const struct sample_stats *st;
+	uint64_t t0 = clock_now_ns();
+	char reason[256];
+	int rc;
+
+	rc = sample_table_from_vmlinux(path, &sp->table, reason, sizeof(reason));
+	if (rc) {
+		snprintf(why, whylen, "--watch=sample: cannot read the sites of %s: %s", path,
+			 reason);
+		return rc;
+	}
+	sample_table_sort(sp->table);
+	if (sp->o.only)
+		sp->n.filtered = sample_table_keep_functions(sp->table, sp->vm->sym, sp->o.only);
+	rc = sample_table_seed(sp->table, sp->o.seed);
+	if (rc) {
+		snprintf(why, whylen, "--watch=sample: out of memory");
+		return rc;
+	}
+	sp->sites = sample_table_live(sp->table);
+	st = sample_table_stats(sp->table);
+	log_error("sampling: %zu sites of %" PRIu64
+		  " instructions in %s%s%s (%.2f s), seed %" PRIu64
+		  ", %u code breakpoint%s drawn every %u ms, a hit held %u ms",
+		  sp->sites, st->insns, path, sp->o.only ? ", only in " : "",
+		  sp->o.only ? sp->o.only : "", (double)(clock_now_ns() - t0) / 1e9, sp->o.seed,
+		  sp->o.breakpoints, sp->o.breakpoints == 1 ? "" : "s", sp->o.period_ms,
+		  sp->o.delay_ms);
+	if (!sp->sites) {
+		snprintf(why, whylen, "--watch=sample: no site to sample%s%s",
+			 sp->o.only ? " in the functions --sample-only=" : "",
+			 sp->o.only ? sp->o.only : "");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int sample_attach(struct vm *vm, const struct sample_opts *o, char *why, size_t whylen)
+{
+	struct sampler *sp;
+	uint64_t near;
+	char reason[256];
+	int rc;
+
+	if (!vm->sym || !vm->image || !vm->image->sym_path) {
+		snprintf(why, whylen,
+			 "--watch=sample: it draws its sites from the kernel's vmlinux, "
+			 "and there is none: give --vmlinux=PATH");
+		return -EINVAL;
+	}
+	sp = calloc(1, sizeof(*sp));
+	if (!sp) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	sp->vm = vm;
+	sp->o = *o;
+	pthread_mutex_init(&sp->lock, NULL);
+	rc = vm_hook_add(vm, VM_HOOK_DESTROY, "sample", free_sampler, sp, why, whylen);
+	if (rc) {
+		pthread_mutex_destroy(&sp->lock);
+		free(sp);
+		return rc;
+	}
+	vm->sample = sp;
+	if (sym_addr_of(vm->sym, "entry_SYSCALL_64", 0, &sp->entry_syscall, NULL)) {
+		snprintf(why, whylen,
+			 "--watch=sample: %s has no entry_SYSCALL_64, by which sampling "
+			 "finds the running kernel (an x86-64 Linux vmlinux?)",
+			 vm->image->sym_path);
+		return -ENOENT;
+	}
+	rc = build_table(sp, why, whylen);
+	if (rc)
+		return rc;
+	/* Without it every side is a task's, unnamed: said, not fatal. */
+	sp->have_layout =
+		sym_addr_of(vm->sym, "start_kernel", 0, &near, NULL) == 0 &&
+		linux_layout_find(vm->sym, near, &sp->layout, reason, sizeof(reason)) == 0;
+	if (!sp->have_layout)
+		log_warn("sampling: reports will not tell interrupts from tasks: %s",
+			 "this kernel's per-CPU __preempt_count was not found");
+	hw_watch_set_code_hit(vm->hw, sample_code_hit, sp);
+	hw_watch_set_view(vm->hw, &sample_view);
+	rc = vm_hook_add(vm, VM_HOOK_BEFORE_EXIT, "sample", find_running, sp, why, whylen);
+	if (!rc)
+		rc = vm_hook_add(vm, VM_HOOK_TICK, "sample", draw_tick, sp, why, whylen);
+	if (rc)
+		return rc;
+	vm->watch_sample = true;
+	return 0;
+}
+
+void sample_print_stats(struct vm *vm, FILE *f)
+{
+	struct sampler *sp = vm->sample;
+	struct sample_counts n;
+
+	if (!sp)
+		return;
+	pthread_mutex_lock(&sp->lock);
+	n = sp->n;
+	pthread_mutex_unlock(&sp->lock);
+	fprintf(f,
+		LOG_PREFIX "sampling: %zu sites in the table, %" PRIu64
+			   " code breakpoints armed, %" PRIu64 " hits; skipped: %" PRIu64
+			   " on the vCPU's stack, %" PRIu64 " not kernel addresses, %" PRIu64
+			   " unreadable, %" PRIu64 " without a free debug register, %" PRIu64
+			   " re-drawn before the hit was taken, %" PRIu64
+			   " sites retired as rewritten; %" PRIu64 " data watches, %" PRIu64
+			   " trapped another access (%" PRIu64
+			   " of them with both sides marked, not a race), %" PRIu64
+			   " saw the value change untrapped; %" PRIu64 " reports\n",
+		sp->sites, n.draws, n.hits, n.on_stack, n.user, n.unreadable, n.no_slot, n.stale,
+		n.rewritten, n.watches, n.trapped, n.marked, n.changed, n.reports);
+}
