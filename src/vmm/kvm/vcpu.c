@@ -199,7 +199,8 @@ static struct timespec realtime_after(uint64_t ns)
 /* A hold looks at vm_stopping() at least this often: vm_end does not signal task_cond. */
 #define VCPU_HOLD_POLL_NS 1000000u
 
-void vcpu_hold(struct vcpu *vcpu, uint64_t ns)
+void vcpu_hold_until(struct vcpu *vcpu, uint64_t ns, bool (*done)(struct vcpu *vcpu, void *arg),
+		     void *arg)
 {
 	struct vm *vm = vcpu->vm;
 	const uint64_t end = clock_now_ns() + ns;
@@ -209,6 +210,19 @@ void vcpu_hold(struct vcpu *vcpu, uint64_t ns)
 	while (!vm_stopping(vm) && (now = clock_now_ns()) < end) {
 		struct timespec until;
 
+		/*
+		 * Asked without task_lock: @done takes its own locks (the
+		 * engine's), and a task served meanwhile is seen next time.
+		 */
+		if (done) {
+			bool over;
+
+			pthread_mutex_unlock(&vm->task_lock);
+			over = done(vcpu, arg);
+			pthread_mutex_lock(&vm->task_lock);
+			if (over)
+				break;
+		}
 		if (vcpu->task_pending) {
 			task_serve_locked(vcpu);
 			continue;

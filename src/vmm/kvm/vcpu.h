@@ -78,12 +78,21 @@ void vcpu_kick(struct vcpu *vcpu);
 int vcpu_run_on_all(struct vm *vm, int (*fn)(struct vcpu *vcpu, void *arg), void *arg);
 
 /*
- * vcpu_hold - keep @vcpu, on its own thread and out of KVM_RUN, from
- * running its guest for @ns nanoseconds, while it still runs the
+ * vcpu_hold_until - keep @vcpu, on its own thread and out of KVM_RUN, from
+ * running its guest for up to @ns nanoseconds, while it still runs the
  * vcpu_run_on_all tasks posted to it (another vCPU arming a watch must
- * not wait for the hold to end).  Returns early when the run stops.
+ * not wait for the hold to end).  Returns early when the run stops, or
+ * when @done (if not NULL) says yes: it is asked at least once a
+ * millisecond, and after each task served.
  */
-void vcpu_hold(struct vcpu *vcpu, uint64_t ns);
+void vcpu_hold_until(struct vcpu *vcpu, uint64_t ns, bool (*done)(struct vcpu *vcpu, void *arg),
+		     void *arg);
+
+/* vcpu_hold - vcpu_hold_until for the whole @ns. */
+static inline void vcpu_hold(struct vcpu *vcpu, uint64_t ns)
+{
+	vcpu_hold_until(vcpu, ns, NULL, NULL);
+}
 
 /* vcpu_doing - say what @vcpu's thread is doing now (for vcpu_stop_all's message). */
 static inline void vcpu_doing(struct vcpu *vcpu, const char *what)

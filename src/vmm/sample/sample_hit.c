@@ -246,6 +246,16 @@ static bool watchable(struct vcpu *vcpu, struct sampler *sp, const struct kvm_re
 	return true;
 }
 
+/*
+ * vcpu_hold_until's end: the watch *@arg has caught the other side.  The
+ * hold has then done its work (one report per watch), and the rest of the
+ * delay would be overhead only.
+ */
+static bool watch_caught(struct vcpu *vcpu, void *arg)
+{
+	return hw_watch_caught(vcpu, *(const uint32_t *)arg);
+}
+
 int sample_code_hit(struct vcpu *vcpu, uint64_t addr, void *ctx)
 {
 	struct sampler *sp = ctx;
@@ -280,7 +290,8 @@ int sample_code_hit(struct vcpu *vcpu, uint64_t addr, void *ctx)
 		return VCPU_RESUME;
 	}
 	count(sp, &sp->n.watches);
-	vcpu_hold(vcpu, __atomic_load_n(&sp->o.delay_ms, __ATOMIC_RELAXED) * 1000000ull);
+	vcpu_hold_until(vcpu, __atomic_load_n(&sp->o.delay_ms, __ATOMIC_RELAXED) * 1000000ull,
+			watch_caught, &ticket);
 	if (guest_read_linear(vcpu, h.addr, &h.new_value, h.size) != h.size)
 		h.new_value = h.old_value;
 	rc = hw_watch_disarm(vcpu, ticket, &h.res);

@@ -679,23 +679,30 @@ static int entry_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs
 	return lw->has_delay ? VCPU_RESUME : back_watch(vcpu, lw, l, k->rsp);
 }
 
+/* vcpu_hold_until's end: the late watch *@arg has caught the other side. */
+static bool watch_caught(struct vcpu *vcpu, void *arg)
+{
+	return hw_watch_caught(vcpu, *(const uint32_t *)arg);
+}
+
 /*
  * KCSAN's delay returns, for a watch the budget left unbacked (the delay
  * trap pointed its return at the trap itself): KCSAN is about to read
  * the value again.  If it changed meanwhile, KCSAN will report a race at
  * unknown origin, and the writer may well write again.  The watcher has
  * not gone on since its access, so holding it is only a longer delay: arm
- * after all, hold it up to LW_SECOND_LOOK_MS for the other side, and let
- * the exit trap disarm and report as for any backed watch (merged with
- * KCSAN's report, which waits for it).  A race has already shown there,
- * so this is not charged to the budget.  Counted as backed late.
+ * after all, hold it up to LW_SECOND_LOOK_MS for the other side (serving
+ * the other vCPUs' register loads meanwhile, so their arms do not wait
+ * for the hold), and let the exit trap disarm and report as for any
+ * backed watch (merged with KCSAN's report, which waits for it).  A race
+ * has already shown there, so this is not charged to the budget.
+ * Counted as backed late.
  */
 static int delay_return(struct vcpu *vcpu, struct linux_watch *lw, struct lw_live *l,
 			struct kvm_regs *k)
 {
-	const struct timespec tick = { .tv_nsec = 100000 };
 	uint32_t size = l->size, status = CSAN_HW_OFF, ticket = 0;
-	uint64_t v = 0, until;
+	uint64_t v = 0;
 	int rc;
 
 	l->in_delay = false;
@@ -718,10 +725,7 @@ static int delay_return(struct vcpu *vcpu, struct linux_watch *lw, struct lw_liv
 	pthread_mutex_lock(&lw->lock);
 	lw->late++;
 	pthread_mutex_unlock(&lw->lock);
-	until = clock_now_ns() + LW_SECOND_LOOK_MS * 1000000ull;
-	while (!hw_watch_caught(vcpu, ticket) && clock_now_ns() < until &&
-	       !__atomic_load_n(&vcpu->vm->ended, __ATOMIC_RELAXED))
-		nanosleep(&tick, NULL);
+	vcpu_hold_until(vcpu, LW_SECOND_LOOK_MS * 1000000ull, watch_caught, &ticket);
 	return VCPU_RESUME;
 }
 
