@@ -64,12 +64,33 @@ static const char *const marked_prefixes[] = {
 	"queued_read_unlock", "queued_write_unlock",
 };
 
+/*
+ * The same by exact name, for bit operations.  test_bit() is an atomic
+ * read to KCSAN (include/asm-generic/bitops/instrumented-non-atomic.h),
+ * though x86 makes it a plain MOV or BT.  __clear_bit_unlock() is the
+ * release store of a bit lock (bit_spin_unlock, hlist_bl_unlock): KCSAN
+ * sees a plain aligned long write, which its default
+ * KCSAN_ASSUME_PLAIN_WRITES_ATOMIC takes as atomic, so a waiter spinning
+ * on test_bit() against it is no race to KCSAN; x86 makes it a plain BTR.
+ */
+static const char *const marked_names[] = {
+	"test_bit",	      "_test_bit",		"arch_test_bit",
+	"constant_test_bit",  "variable_test_bit",	"test_bit_acquire",
+	"_test_bit_acquire",  "arch_test_bit_acquire",	"__clear_bit_unlock",
+	"arch___clear_bit_unlock",
+};
+
 bool sample_marked_function(const char *name)
 {
 	size_t i;
 
-	for (i = 0; name && i < sizeof(marked_prefixes) / sizeof(marked_prefixes[0]); i++)
+	if (!name)
+		return false;
+	for (i = 0; i < sizeof(marked_prefixes) / sizeof(marked_prefixes[0]); i++)
 		if (strncmp(name, marked_prefixes[i], strlen(marked_prefixes[i])) == 0)
+			return true;
+	for (i = 0; i < sizeof(marked_names) / sizeof(marked_names[0]); i++)
+		if (strcmp(name, marked_names[i]) == 0)
 			return true;
 	return false;
 }

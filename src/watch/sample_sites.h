@@ -336,8 +336,8 @@ size_t sample_table_keep_functions(struct sample_table *t, struct sym *sym, cons
 /*
  * sample_marked_function - whether @name is one of the kernel's helpers
  * whose access is marked though its instruction is a plain MOV (atomic_t
- * reads and sets, spinlock unlocks): KCSAN would not call two of them a
- * race.  sample_access_marked - whether the access at @pc (@after: @pc
+ * reads and sets, spinlock and bit-lock unlocks, test_bit): KCSAN would
+ * not call two of them a race.  sample_access_marked - whether the access at @pc (@after: @pc
  * is just past it) was inlined from one, by @sym's inline frames.
  */
 bool sample_marked_function(const char *name);

@@ -758,6 +758,11 @@ static void test_patterns(void)
 	CHECK(!sample_marked_function("queued_spin_lock_slowpath"));
 	CHECK(!sample_marked_function("race_test_plain_read"));
 	CHECK(!sample_marked_function(NULL));
+	/* Bit locks: the spinning test_bit against the unlock's plain BTR. */
+	CHECK(sample_marked_function("constant_test_bit"));
+	CHECK(sample_marked_function("arch___clear_bit_unlock"));
+	CHECK(!sample_marked_function("arch___clear_bit"));
+	CHECK(!sample_marked_function("test_bit_and_more"));
 	longpat[SAMPLE_PATTERN_MAX - 1] = '*';
 	longpat[SAMPLE_PATTERN_MAX] = '\0';
 	CHECK(sample_patterns_match(longpat, longpat));
