@@ -29,7 +29,7 @@ while [ "$i" -lt "$rounds" ]; do
 			--add=/csan/kernel-workload.sh:/kw.sh --run="sh /kw.sh $secs" \
 			/csan/vmlinuz </dev/null >/tmp/o.log 2>/tmp/e.log
 		res=$(tr -d '\r' </tmp/o.log |
-			sed -n 's/^kernel-workload: rounds \([0-9]*\) \([0-9]*\) in [0-9]* s, uptime \([0-9.]*\) s$/\1 \2 \3/p')
+			sed -n 's/^\[ *[0-9.]*\] kernel-workload: rounds \([0-9]*\) \([0-9]*\) in [0-9]* s, uptime \([0-9.]*\) s$/\1 \2 \3/p')
 		if [ -n "$res" ]; then
 			set -- $res
 			work=$(($1 + $2)) up=$3
