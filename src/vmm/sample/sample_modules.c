@@ -122,17 +122,16 @@ static int add_module(struct vcpu *vcpu, struct sampler *sp, const struct kmod_l
 	if (!copy)
 		return -ENOMEM;
 	for (i = 0; i < m->ntext; i++) {
-		if (runs_in_place(m->text[i].name))
-			text[ntext++] =
-				(struct sample_module_text){ .addr = m->text[i].guest,
-							     .bytes =
-								     copy + (m->text[i].guest - lo),
-							     .len = m->text[i].size };
-		if (guest_read_linear(vcpu, m->text[i].guest, copy + (m->text[i].guest - lo),
-				      m->text[i].size) != m->text[i].size) {
+		uint8_t *at = copy + (m->text[i].guest - lo);
+
+		if (guest_read_linear(vcpu, m->text[i].guest, at, m->text[i].size) !=
+		    m->text[i].size) {
 			free(copy);
 			return -EFAULT;
 		}
+		if (runs_in_place(m->text[i].name))
+			text[ntext++] = (struct sample_module_text){ m->text[i].guest, at,
+								     m->text[i].size };
 	}
 	fault = read_extable(vcpu, m, &nfault);
 	rc = sample_table_from_module(text, ntext, fault, nfault, function_at, sp->vm->sym, &t, why,
