@@ -256,7 +256,7 @@ static bool still_the_site(struct vcpu *vcpu, struct sampler *sp, uint64_t at,
 	if (nth <= SAMPLE_REWRITTEN_SAID) {
 		if (vcpu->vm->sym && sym_function_at(vcpu->vm->sym, at, &start, &size, &fn) != 0)
 			fn = NULL;
-		log_error("sampling: vCPU %u stopped at %#" PRIx64 " (%s+%#" PRIx64
+		log_error("sampling: vCPU %u stopped at %#" PRIx64 " (%s+0x%" PRIx64
 			  "), whose bytes are no longer the site's: retired, not decoded",
 			  vcpu->id, at, fn ? fn : "?", fn ? at - start : 0);
 	}
