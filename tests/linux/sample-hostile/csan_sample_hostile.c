@@ -13,6 +13,9 @@
  * the rewrite on, CPU 1 writes hostile_word without a pause
  * (hostile_write).  A sampler that decoded the old bytes at a hit would
  * watch hostile_word and see CPU 1's writes: a race that is not there.
+ * hostile_probe() reads a word the way probe code does, through an
+ * exception-table entry of the module's own (__get_kernel_nofault): the
+ * sampler must leave that load out, as it leaves out the vmlinux's.
  * The module stays loaded after init; rmmod unloads it.
  */
 #define pr_fmt(fmt) "csan-sample-hostile: " fmt
@@ -24,6 +27,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <asm/sync_core.h>
 
@@ -46,6 +50,15 @@ noinline u64 hostile_patched_read(void)
 noinline void hostile_write(u64 v)
 {
 	hostile_word = v;
+}
+
+/* A load that may fault, fixed up through the module's exception table. */
+noinline long hostile_probe(const u64 *p, u64 *out)
+{
+	__get_kernel_nofault(out, p, u64, fault);
+	return 0;
+fault:
+	return -EFAULT;
 }
 
 /* The rip-relative load of hostile_word in hostile_patched_read, or NULL. */
@@ -145,6 +158,7 @@ static int __init hostile_init(void)
 {
 	static struct hostile_run rd, wr;
 	struct task_struct *t[2];
+	u64 probed = 0;
 	int i;
 
 	if (!cpu_online(0) || !cpu_online(1)) {
@@ -160,6 +174,10 @@ static int __init hostile_init(void)
 		if (IS_ERR(t[i]))
 			return PTR_ERR(t[i]); /* a created thread would be left: this test does not do that */
 		kthread_bind(t[i], i);
+	}
+	if (hostile_probe(&hostile_other, &probed) || probed != HOSTILE_OTHER) {
+		pr_err("the probe read %#llx\n", probed);
+		return -EIO;
 	}
 	pr_info("start: %u ms before and after the rewrite\n", hostile_ms);
 	wake_up_process(t[0]);
