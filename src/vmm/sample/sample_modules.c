@@ -84,13 +84,24 @@ static uint64_t *read_extable(struct vcpu *vcpu, const struct kmod_live *m, size
 }
 
 /*
- * A module's replacement instructions for its alternatives are text the
- * kernel copies from, never runs in place (the vmlinux's are freed after
- * boot, and left out for that).
+ * The text sections worth decoding.  A module's replacement instructions
+ * for its alternatives are copied from, never run in place (the
+ * vmlinux's are freed after boot, and left out for that); its noinstr,
+ * entry, cpuidle and kprobes text are sections of their own, left out
+ * for the reasons the vmlinux's ranges are (sample_sites.h: unsafe text).
  */
-static bool runs_in_place(const char *section)
+static bool sampled_section(const char *section)
 {
-	return strcmp(section, ".altinstr_replacement") != 0;
+	static const char *const left_out[] = {
+		".altinstr_replacement", ".noinstr.text", ".entry.text",
+		".cpuidle.text",	 ".kprobes.text",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(left_out) / sizeof(left_out[0]); i++)
+		if (strcmp(section, left_out[i]) == 0)
+			return false;
+	return true;
 }
 
 /*
@@ -129,7 +140,7 @@ static int add_module(struct vcpu *vcpu, struct sampler *sp, const struct kmod_l
 			free(copy);
 			return -EFAULT;
 		}
-		if (runs_in_place(m->text[i].name))
+		if (sampled_section(m->text[i].name))
 			text[ntext++] = (struct sample_module_text){ m->text[i].guest, at,
 								     m->text[i].size };
 	}
