@@ -76,6 +76,8 @@ int kmod_addr_of(struct sym *sym, const char *module, const char *func, uint64_t
 struct kmod_guest_layout {
 	uint64_t modules; /* the address of the list head "modules" */
 	uint64_t off_list, off_state, off_name, off_base, off_text_size;
+	/* struct module's extable and num_exentries; 0 and 0: not known (sampling only). */
+	uint64_t off_extable, off_num_exentries;
 };
 
 /*
@@ -93,6 +95,41 @@ int kmod_set_guest_layout(struct sym *sym, const struct kmod_guest_layout *l);
  * has no module list or no kmod_attach was made.
  */
 int kmod_refresh(struct sym *sym, unwind_read_fn read, void *ctx);
+
+/* enum module_state (include/linux/module.h), as kmod_live_modules gives it. */
+enum kmod_state { KMOD_LIVE = 0, KMOD_COMING = 1, KMOD_GOING = 2, KMOD_UNFORMED = 3 };
+
+#define KMOD_TEXT_MAX	      32 /* text sections of one module */
+#define KMOD_SECTION_NAME_MAX 32 /* longer section names are cut */
+
+/*
+ * One module the guest has loaded and kmod has placed (its .ko found), as
+ * the last kmod_refresh saw it: what sampling (--watch=sample) needs to
+ * decode its text from guest memory.  The text sections are the core
+ * ones, at their guest addresses, without the zero-filled gaps the
+ * kernel's layout leaves between them (they would decode as memory
+ * accesses).
+ */
+struct kmod_live {
+	char name[64];
+	uint64_t base, text_size;
+	enum kmod_state state;
+	uint64_t extable;	/* struct module's extable (guest address), or 0 */
+	uint32_t num_exentries; /* its entries (struct exception_table_entry) */
+	unsigned ntext;
+	struct {
+		uint64_t guest, size;
+		char name[KMOD_SECTION_NAME_MAX];
+	} text[KMOD_TEXT_MAX];
+};
+
+/*
+ * kmod_live_modules - the placed modules in the guest's list at the last
+ * kmod_refresh, at most @max of them into @out.  Modules whose .ko was
+ * not found are not there (nothing can name their functions).  Returns
+ * how many.
+ */
+size_t kmod_live_modules(struct sym *sym, struct kmod_live *out, size_t max);
 
 /*
  * kmod_pc_known - whether @pc is in the vmlinux's functions or in a

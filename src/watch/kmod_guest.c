@@ -1,6 +1,7 @@
 /* kmod_guest.c: hw mode: the modules a Linux guest has loaded, read from its memory. */
 #include <errno.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,7 +10,6 @@
 
 #define MODULE_STATE_UNFORMED 3	  /* enum module_state: not yet in use */
 #define KMOD_GUEST_MAX	      512 /* modules read from one list: a loop ends there */
-#define KMOD_TEXT_MAX	      32  /* text sections of one module */
 #define GUEST_PAGE	      4096ull
 #define MODULE_NAME_LEN	      56 /* struct module's name[]: 64 - sizeof(long) */
 
@@ -17,6 +17,8 @@
 struct seen {
 	char name[KMOD_NAME_MAX];
 	uint64_t base, text_size;
+	unsigned state;
+	uint64_t extable, num_exentries;
 };
 
 /* struct module's layout from the DWARF of the CU that defines the list. */
@@ -38,6 +40,10 @@ static int layout_from_dwarf(struct sym *sym, struct kmod_guest_layout *l)
 		return -ENOENT;
 	l->off_base = core + base;
 	l->off_text_size = core + text;
+	/* Only sampling needs the exception table: a kernel without it still places modules. */
+	if (sym_member_offset(sym, near, "module", "extable", &l->off_extable) ||
+	    sym_member_offset(sym, near, "module", "num_exentries", &l->off_num_exentries))
+		l->off_extable = l->off_num_exentries = 0;
 	return 0;
 }
 
@@ -74,6 +80,12 @@ static bool read_module(const struct kmod_guest_layout *l, unwind_read_fn read, 
 	    !rd32(read, ctx, m + l->off_text_size, &out->text_size))
 		return false;
 	*unformed = state == MODULE_STATE_UNFORMED;
+	out->state = (unsigned)state;
+	out->extable = out->num_exentries = 0;
+	if (l->off_extable && l->off_num_exentries &&
+	    (!read(ctx, m + l->off_extable, &out->extable) ||
+	     !rd32(read, ctx, m + l->off_num_exentries, &out->num_exentries)))
+		out->extable = out->num_exentries = 0;
 	for (i = 0; i < MODULE_NAME_LEN / 8; i++) {
 		if (!read(ctx, m + l->off_name + 8 * i, &w))
 			return false;
@@ -139,9 +151,11 @@ static unsigned lay_out_text(Elf *elf, Dwarf_Addr bias, const struct seen *g, bo
 			continue;
 		align = sh.sh_addralign ? sh.sh_addralign : 1;
 		at = (at + align - 1) & ~(align - 1);
-		t[n++] = (struct kmod_text){ .guest = g->base + at,
-					     .host = sh.sh_addr + bias,
-					     .size = sh.sh_size };
+		t[n] = (struct kmod_text){ .guest = g->base + at,
+					   .host = sh.sh_addr + bias,
+					   .size = sh.sh_size };
+		snprintf(t[n].name, sizeof(t[n].name), "%s", name);
+		n++;
 		at += sh.sh_size;
 	}
 	*size = at;
@@ -296,6 +310,9 @@ static bool place(struct kmod *k, const struct seen *g, Dwfl_Module *m, struct k
 	p->text_size = g->text_size;
 	p->mod = m;
 	p->live = true;
+	p->state = g->state;
+	p->extable = g->extable;
+	p->num_exentries = (uint32_t)g->num_exentries;
 	return true;
 }
 
@@ -370,9 +387,16 @@ int kmod_refresh(struct sym *sym, unwind_read_fn read, void *ctx)
 	pthread_mutex_lock(&k->map_lock);
 	for (j = 0; j < k->nplaced; j++) {
 		k->placed[j].live = false;
-		for (i = 0; i < n && !k->placed[j].live; i++)
+		for (i = 0; i < n && !k->placed[j].live; i++) {
 			k->placed[j].live = strcmp(k->placed[j].name, seen[i].name) == 0 &&
 					    k->placed[j].base == seen[i].base;
+			/* COMING, LIVE, GOING: sampling follows them; the extable is set by now. */
+			if (k->placed[j].live) {
+				k->placed[j].state = seen[i].state;
+				k->placed[j].extable = seen[i].extable;
+				k->placed[j].num_exentries = (uint32_t)seen[i].num_exentries;
+			}
+		}
 	}
 	pthread_mutex_unlock(&k->map_lock);
 	pthread_mutex_unlock(&k->lock);
@@ -429,6 +453,40 @@ const struct orc_table *kmod_orc_at(void *ctx, uint64_t ip)
 		t = p->orc;
 	pthread_mutex_unlock(&k->map_lock);
 	return t;
+}
+
+size_t kmod_live_modules(struct sym *sym, struct kmod_live *out, size_t max)
+{
+	struct kmod *k = sym_modules(sym);
+	size_t i, n = 0;
+	unsigned j;
+
+	if (!k)
+		return 0;
+	pthread_mutex_lock(&k->map_lock);
+	for (i = 0; i < k->nplaced && n < max; i++) {
+		const struct kmod_placed *p = &k->placed[i];
+		struct kmod_live *l = &out[n];
+
+		if (!p->live)
+			continue;
+		memset(l, 0, sizeof(*l));
+		snprintf(l->name, sizeof(l->name), "%s", p->name);
+		l->base = p->base;
+		l->text_size = p->text_size;
+		l->state = (enum kmod_state)p->state;
+		l->extable = p->extable;
+		l->num_exentries = p->num_exentries;
+		for (j = 0; j < p->ntext && j < KMOD_TEXT_MAX; j++) {
+			l->text[j].guest = p->text[j].guest;
+			l->text[j].size = p->text[j].size;
+			memcpy(l->text[j].name, p->text[j].name, sizeof(l->text[j].name));
+		}
+		l->ntext = j;
+		n++;
+	}
+	pthread_mutex_unlock(&k->map_lock);
+	return n;
 }
 
 bool kmod_pc_known(struct sym *sym, uint64_t pc)

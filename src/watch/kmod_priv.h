@@ -33,6 +33,7 @@ struct ko_loaded {
 /* One text section of a module loaded in the guest: where it is there and in the Dwfl. */
 struct kmod_text {
 	uint64_t guest, host, size;
+	char name[KMOD_SECTION_NAME_MAX]; /* ".text", ".altinstr_replacement", ... */
 };
 
 /* A module the guest has loaded (hw mode), as its struct module says. */
@@ -44,6 +45,9 @@ struct kmod_placed {
 	unsigned ntext;
 	struct orc_table *orc; /* its ORC entries at guest addresses, or NULL */
 	bool live;	       /* in the guest's list at the last look */
+	unsigned state;	       /* enum kmod_state at the last look */
+	uint64_t extable;      /* struct module's extable and num_exentries, or 0 */
+	uint32_t num_exentries;
 };
 
 struct kmod {

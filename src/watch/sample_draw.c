@@ -19,7 +19,7 @@ static uint64_t next_random(uint64_t *state)
 }
 
 /* Uniform in [0, @n), @n > 0: values in the short last bucket are drawn again. */
-static uint64_t uniform_below(uint64_t *state, uint64_t n)
+uint64_t sample_uniform_below(uint64_t *state, uint64_t n)
 {
 	uint64_t floor = -n % n, r; /* 2^64 mod n: the biased values lie below it */
 
@@ -66,7 +66,7 @@ const struct sample_site *sample_table_draw(struct sample_table *t)
 			t->pos = 0;
 			t->round++;
 		}
-		j = t->pos + (size_t)uniform_below(&t->rng, t->olen - t->pos);
+		j = t->pos + (size_t)sample_uniform_below(&t->rng, t->olen - t->pos);
 		k = t->order[j];
 		t->order[j] = t->order[t->pos];
 		t->order[t->pos] = k;

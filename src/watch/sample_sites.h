@@ -323,6 +323,114 @@ int sample_table_retire(struct sample_table *t, uint64_t addr);
  */
 bool sample_patterns_match(const char *patterns, const char *name);
 
+/*
+ * sample_handler_function - whether function @name handles breakpoints,
+ * exceptions, NMIs, oopses or kprobes, or is an in-kernel sanitizer's
+ * runtime (the "handler function" reason above), in the vmlinux or a
+ * module.
+ */
+bool sample_handler_function(const char *name);
+
+/* --- loaded modules (sample_module.c) ---------------------------------------
+ *
+ * A Linux module's text is decoded from guest memory once the kernel has
+ * finished writing it (relocations and alternatives applied: state
+ * COMING or LIVE), one table per module: the bytes are what runs, so the
+ * "patched" reason has nothing left to catch, and rip-relative operands
+ * already point where they will at run time.  Its exception table (the
+ * guest's own copy, struct module's extable) gives the "may fault"
+ * sites, its functions (from the .ko) the sweep's restarts and the
+ * "handler function" ones, as for the vmlinux.
+ */
+
+/* One text section of a module: @len bytes at guest address @addr. */
+struct sample_module_text {
+	uint64_t addr;
+	const uint8_t *bytes;
+	size_t len;
+};
+
+/*
+ * Where the function holding @addr starts, its size and its name (may be
+ * NULL); 0, or negative when none holds it (sym_function_at's shape).
+ */
+typedef int (*sample_function_at_fn)(void *ctx, uint64_t addr, uint64_t *start, uint64_t *size,
+				     const char **name);
+
+/*
+ * sample_table_from_module - a table of the @ntext text sections @text
+ * of one module, instructions at the @nfault addresses @may_fault left
+ * out (its exception table's), functions found through @fn_at(@ctx, ...)
+ * (may be NULL: one sweep per section).  Not seeded.  Returns 0 with the
+ * table in *@out; -ENOMEM, -EINVAL (no text) with the reason in @why.
+ */
+int sample_table_from_module(const struct sample_module_text *text, unsigned ntext,
+			     const uint64_t *may_fault, size_t nfault, sample_function_at_fn fn_at,
+			     void *ctx, struct sample_table **out, char *why, size_t whylen);
+
+/*
+ * A pool: the vmlinux's table and one table per loaded module, drawn as
+ * one (sample_pool.c).  Sites are named by their run-time address: a
+ * vmlinux site's link address plus the kernel's KASLR offset, a module
+ * site's guest address.  Not locked, as a table.
+ */
+struct sample_pool;
+
+/*
+ * sample_pool_new - a pool over the vmlinux's @kernel (seeded; the pool
+ * owns it from now, even on failure), its module draws seeded from
+ * @seed.  NULL when out of memory.
+ */
+struct sample_pool *sample_pool_new(struct sample_table *kernel, uint64_t seed);
+void sample_pool_free(struct sample_pool *p);
+
+/* sample_pool_set_offset - the running kernel's text is @off bytes from its link address. */
+void sample_pool_set_offset(struct sample_pool *p, int64_t off);
+
+struct sample_table *sample_pool_kernel(struct sample_pool *p);
+
+/*
+ * sample_pool_add_module - module @name, loaded at @base, joins the draw
+ * with table @t (not yet seeded; the pool owns it from now, even on
+ * failure) and @copy, the @len bytes of its text from @lo as they were
+ * decoded (malloc'd; owned too): what a site's bytes must still be at a
+ * hit.  Returns 0, -EEXIST (that module at that base is in), -ENOMEM.
+ */
+int sample_pool_add_module(struct sample_pool *p, const char *name, uint64_t base,
+			   struct sample_table *t, uint64_t lo, uint8_t *copy, size_t len);
+
+/*
+ * sample_pool_remove_module - module @name at @base went away: its sites
+ * leave the draw for good.  Returns its sites still live then, or
+ * -ENOENT.
+ */
+long sample_pool_remove_module(struct sample_pool *p, const char *name, uint64_t base);
+
+/* Modules in the pool, and the @i-th one's name, base and live sites. */
+size_t sample_pool_modules(const struct sample_pool *p);
+const char *sample_pool_module(const struct sample_pool *p, size_t i, uint64_t *base, size_t *live);
+
+/*
+ * sample_pool_draw - the next site, uniformly over every live site of
+ * the pool (the module's and the vmlinux's alike), at run-time address
+ * *@at.  NULL when none is live.
+ */
+const struct sample_site *sample_pool_draw(struct sample_pool *p, uint64_t *at);
+
+/*
+ * sample_pool_find - the site at run-time address @at (retired or not),
+ * or NULL; *@expect (may be NULL) gets the bytes it was decoded from
+ * (its module's copy; NULL for a vmlinux site: the vmlinux holds them).
+ */
+const struct sample_site *sample_pool_find(struct sample_pool *p, uint64_t at,
+					   const uint8_t **expect);
+
+/* sample_pool_retire - retire the site at run-time address @at (sample_table_retire's returns). */
+int sample_pool_retire(struct sample_pool *p, uint64_t at);
+
+/* sample_pool_live - live sites in the whole pool. */
+size_t sample_pool_live(const struct sample_pool *p);
+
 struct sym;
 
 /*

@@ -41,6 +41,9 @@ struct sample_table {
 /* sample_table_seal - end building: sort, and free what only building needed. */
 void sample_table_seal(struct sample_table *t);
 
+/* Uniform in [0, @n), @n > 0, from the splitmix64 state *@state (sample_draw.c). */
+uint64_t sample_uniform_below(uint64_t *state, uint64_t n);
+
 /* Grow *@p (of *@cap elements of @size bytes) to hold @need; 0 or -ENOMEM. */
 int sample_grow(void **p, size_t *cap, size_t need, size_t size);
 

@@ -80,7 +80,7 @@ static const char *const handler_names[] = {
 	"panic", "show_regs", "__show_regs",  "show_stack", "show_trace_log_lvl",
 };
 
-static bool is_handler(const char *name)
+bool sample_handler_function(const char *name)
 {
 	size_t i;
 
@@ -140,7 +140,7 @@ static int read_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct samp
 			continue;
 		if (sample_table_add_function(t, sym.st_value))
 			return -ENOMEM;
-		if (sym.st_size && is_handler(name) &&
+		if (sym.st_size && sample_handler_function(name) &&
 		    sample_table_exclude(t, sym.st_value, sym.st_value + sym.st_size,
 					 SAMPLE_SKIP_HANDLER_FUNCTION))
 			return -ENOMEM;

@@ -162,6 +162,39 @@ static uint64_t ko_symbol(const char *want)
 	return v;
 }
 
+/*
+ * What sampling reads of a placed module: its text sections at guest
+ * addresses (the first at its base), and its state, which follows the
+ * guest's at each refresh (an unloading module is GOING before it leaves
+ * the list).
+ */
+static void test_live(struct gmem *g, struct sym *sym)
+{
+	struct kmod_live l[4];
+	unsigned i;
+
+	CHECK_EQ_U64(kmod_live_modules(sym, l, 4), 1);
+	CHECK_STREQ(l[0].name, "kmod_fixture");
+	CHECK_EQ_U64(l[0].base, G_BASE);
+	CHECK_EQ_U64(l[0].state, KMOD_LIVE);
+	CHECK_EQ_U64(l[0].extable, 0); /* the fake layout has none */
+	CHECK(l[0].ntext >= 1);
+	CHECK_EQ_U64(l[0].text[0].guest, G_BASE);
+	CHECK_STREQ(l[0].text[0].name, ".text");
+	for (i = 0; i < l[0].ntext; i++) {
+		CHECK(l[0].text[i].size > 0);
+		CHECK(l[0].text[i].guest + l[0].text[i].size <= G_BASE + 0x1000);
+		CHECK(kmod_pc_known(sym, l[0].text[i].guest));
+	}
+	gmem_put(g, G_MOD + gmem_layout.off_state, KMOD_GOING);
+	CHECK_EQ_U64(kmod_refresh(sym, gmem_read, g), 0);
+	CHECK_EQ_U64(kmod_live_modules(sym, l, 4), 1);
+	CHECK_EQ_U64(l[0].state, KMOD_GOING);
+	gmem_put(g, G_MOD + gmem_layout.off_state, KMOD_LIVE);
+	CHECK_EQ_U64(kmod_refresh(sym, gmem_read, g), 0);
+	CHECK_EQ_U64(kmod_live_modules(sym, l, 0), 0);
+}
+
 static void test_guest(struct sym *sym)
 {
 	static struct gmem g;
@@ -185,6 +218,7 @@ static void test_guest(struct sym *sym)
 	CHECK_EQ_U64(kmod_refresh(sym, gmem_read, &g), 1);
 	CHECK_EQ_U64(kmod_refresh(sym, gmem_read, &g), 0); /* unchanged: nothing new */
 	CHECK(kmod_pc_known(sym, at + 1));
+	test_live(&g, sym);
 	/* The guest's address symbolizes as the module's function. */
 	n = sym_lookup(sym, at + 1, 0, fr, SYM_MAX_FRAMES);
 	CHECK(n >= 1);

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -15,7 +16,11 @@
 #include "vmm/kvm/vm.h"
 #include "vmm/sample/sampler.h"
 #include "watch/report_log.h"
+#include "watch/sym.h"
 #include "watch/unwind.h"
+
+/* Sites found rewritten at a hit that are said one by one; the rest are counted. */
+#define SAMPLE_REWRITTEN_SAID 8
 
 /* x86-64 kernel stacks, task and IRQ: 16 KiB, aligned to their size (THREAD_SIZE). */
 #define LINUX_STACK_SIZE 0x4000ull
@@ -198,22 +203,64 @@ static void report(struct vcpu *vcpu, struct sampler *sp, const struct sample_hi
 		log_error("a sampling report was refused: %s", why);
 }
 
-/* The site at link address @link, copied, if it is still one to sample. */
-static bool find_site(struct sampler *sp, uint64_t link, struct sample_site *out)
+/*
+ * The site at run-time address @at, copied, if it is still one to
+ * sample; @expect gets the bytes it was decoded from (a module's copy,
+ * or the vmlinux's).
+ */
+static bool find_site(struct sampler *sp, uint64_t at, struct sample_site *out, uint8_t *expect)
 {
 	const struct sample_site *s;
+	const uint8_t *bytes;
 	bool ok;
 
 	pthread_mutex_lock(&sp->lock);
-	s = sample_table_find(sp->table, link);
+	s = sample_pool_find(sp->pool, at, &bytes);
 	ok = s && !s->retired;
-	if (ok)
+	if (ok && !bytes)
+		bytes = sample_expected_bytes(sp, s->addr, s->len);
+	ok = ok && bytes;
+	if (ok) {
 		*out = *s;
+		memcpy(expect, bytes, s->len);
+	}
 	sp->n.hits++;
 	if (!ok)
 		sp->n.stale++;
 	pthread_mutex_unlock(&sp->lock);
 	return ok;
+}
+
+/*
+ * Whether the instruction the vCPU stopped at is still the site's: the
+ * guest may have rewritten it since the draw (text poking, a static
+ * key), or freed its module and put other code there before the list
+ * was read again.  Decoding the operand of other bytes would watch a
+ * wrong address; the site is retired instead, and the vCPU resumes.
+ */
+static bool still_the_site(struct vcpu *vcpu, struct sampler *sp, uint64_t at,
+			   const struct sample_site *site, const uint8_t *expect)
+{
+	uint8_t have[16];
+	uint64_t start = 0, size, nth;
+	const char *fn = NULL;
+
+	if (guest_read_linear(vcpu, at, have, site->len) == site->len &&
+	    memcmp(have, expect, site->len) == 0)
+		return true;
+	pthread_mutex_lock(&sp->lock);
+	nth = ++sp->n.hit_rewritten;
+	sample_pool_retire(sp->pool, at);
+	pthread_mutex_unlock(&sp->lock);
+	/* Rare (text poking, a module gone): each said, up to a few, for whoever reads why. */
+	if (nth <= SAMPLE_REWRITTEN_SAID) {
+		if (vcpu->vm->sym && sym_function_at(vcpu->vm->sym, at, &start, &size, &fn) != 0)
+			fn = NULL;
+		log_error("sampling: vCPU %u stopped at %#" PRIx64 " (%s+0x%" PRIx64
+			  "), whose bytes are no longer the site's: retired, not decoded",
+			  vcpu->id, at, fn ? fn : "?", fn ? at - start : 0);
+	}
+	return false;
 }
 
 /*
@@ -262,10 +309,12 @@ int sample_code_hit(struct vcpu *vcpu, uint64_t addr, void *ctx)
 	struct sample_hit h;
 	struct kvm_regs k;
 	uint32_t ticket, status, wsize;
+	uint8_t expect[16];
 	int rc;
 
 	memset(&h, 0, sizeof(h));
-	if (!find_site(sp, addr - (uint64_t)sp->virt_off, &h.site))
+	if (!find_site(sp, addr, &h.site, expect) ||
+	    !still_the_site(vcpu, sp, addr, &h.site, expect))
 		return VCPU_RESUME;
 	if (ioctl(vcpu->fd, KVM_GET_REGS, &k) < 0) {
 		log_error_errno(errno, "vCPU %u: KVM_GET_REGS at a sampled instruction", vcpu->id);

@@ -40,25 +40,34 @@ static const struct elf_segment *segment_of(const struct elf_guest *g, uint64_t 
 	return NULL;
 }
 
+const uint8_t *sample_expected_bytes(struct sampler *sp, uint64_t va, unsigned len)
+{
+	const struct elf_guest *g = sp->vm->image;
+	const struct elf_segment *s = segment_of(g, va, len);
+
+	if (!s || !g->image || s->offset + (va - s->vaddr) + len > g->image_size)
+		return NULL;
+	return g->image + s->offset + (va - s->vaddr);
+}
+
 /*
  * Whether the @len bytes at link address @va are in guest memory what
  * they are in the vmlinux: the guest may have rewritten them (static
- * keys, text poking, a module's text freed and reused), and a site whose
- * instruction is no longer the one in the table must never get a code
- * breakpoint, whose hit would compute the address of another
- * instruction's operand.  The guest's copy is found by the physical
- * KASLR offset; false when either is out of reach.
+ * keys, text poking), and a site whose instruction is no longer the one
+ * in the table must never get a code breakpoint, whose hit would compute
+ * the address of another instruction's operand.  The guest's copy is
+ * found by the physical KASLR offset; false when either is out of reach.
  */
 static bool site_in_place(struct sampler *sp, uint64_t va, unsigned len)
 {
 	const struct elf_guest *g = sp->vm->image;
 	const struct elf_segment *s = segment_of(g, va, len);
-	const uint8_t *have;
+	const uint8_t *want = sample_expected_bytes(sp, va, len), *have;
 
-	if (!s || !g->image || s->offset + (va - s->vaddr) + len > g->image_size)
+	if (!want)
 		return false;
 	have = vm_gpa_to_hva(sp->vm, s->paddr + (va - s->vaddr) + (uint64_t)sp->phys_off, len);
-	return have && memcmp(have, g->image + s->offset + (va - s->vaddr), len) == 0;
+	return have && memcmp(have, want, len) == 0;
 }
 
 /* --- the running kernel -------------------------------------------------- */
@@ -92,6 +101,9 @@ static int find_running(struct vm *vm, struct vcpu *vcpu, void *ctx)
 		return -1;
 	sp->virt_off = (int64_t)(m.e.data - sp->entry_syscall);
 	sp->phys_off = (int64_t)(t.physical_address - (s->paddr + (sp->entry_syscall - s->vaddr)));
+	pthread_mutex_lock(&sp->lock);
+	sample_pool_set_offset(sp->pool, sp->virt_off);
+	pthread_mutex_unlock(&sp->lock);
 	if (sp->virt_off || sp->phys_off)
 		log_error("sampling: the kernel runs %+" PRId64 " bytes from its link address "
 			  "(KASLR; %+" PRId64 " physical), from MSR_LSTAR",
@@ -102,19 +114,28 @@ static int find_running(struct vm *vm, struct vcpu *vcpu, void *ctx)
 
 /* --- the draws ------------------------------------------------------------ */
 
-/* The next site to give a code breakpoint, its bytes checked; 0 when none. Under lock. */
+/*
+ * The next site to give a code breakpoint, at its run-time address; 0
+ * when none.  A vmlinux site's bytes are checked here, through the
+ * guest's physical memory; a module's text is in the vmalloc area, which
+ * this thread cannot translate: its bytes are checked at the hit
+ * (sample_hit.c), before anything is decoded.  A breakpoint itself
+ * changes nothing in the guest.  Under lock.
+ */
 static uint64_t draw_one(struct sampler *sp)
 {
 	unsigned tries;
 
 	for (tries = 0; tries < SAMPLE_REDRAWS; tries++) {
-		const struct sample_site *s = sample_table_draw(sp->table);
+		uint64_t at;
+		const struct sample_site *s = sample_pool_draw(sp->pool, &at);
 
 		if (!s)
 			return 0;
-		if (site_in_place(sp, s->addr, s->len))
-			return s->addr;
-		sample_table_retire(sp->table, s->addr);
+		if (!segment_of(sp->vm->image, s->addr, s->len) ||
+		    site_in_place(sp, s->addr, s->len))
+			return at;
+		sample_pool_retire(sp->pool, at);
 		sp->n.rewritten++;
 	}
 	return 0;
@@ -148,7 +169,12 @@ static int draw_tick(struct vm *vm, struct vcpu *vcpu, void *ctx)
 	(void)vcpu;
 	if (!__atomic_load_n(&sp->running, __ATOMIC_ACQUIRE))
 		return (int)period;
-	if (now < sp->next_draw_ns)
+	if (__atomic_load_n(&sp->modules, __ATOMIC_RELAXED) && now >= sp->next_poll_ns) {
+		if (sample_modules_tick(sp))
+			return -1;
+		sp->next_poll_ns = now + SAMPLE_MODULE_POLL_MS * 1000000ull;
+	}
+	if (now < sp->next_draw_ns && !__atomic_load_n(&sp->reload, __ATOMIC_ACQUIRE))
 		return (int)((sp->next_draw_ns - now) / 1000000u) + 1;
 	pthread_mutex_lock(&sp->lock);
 	for (i = 0; i < want && i < HW_CODE_MAX; i++) {
@@ -157,9 +183,10 @@ static int draw_tick(struct vm *vm, struct vcpu *vcpu, void *ctx)
 		if (a && !drawn(addrs, n, a))
 			addrs[n++] = a;
 	}
-	same = n == sp->nlive;
+	same = n == sp->nlive && !sp->reload;
 	for (i = 0; i < n && same; i++)
 		same = drawn(sp->live, sp->nlive, addrs[i]);
+	sp->reload = false;
 	memcpy(sp->live, addrs, n * sizeof(addrs[0]));
 	sp->nlive = n;
 	pthread_mutex_unlock(&sp->lock);
@@ -168,8 +195,6 @@ static int draw_tick(struct vm *vm, struct vcpu *vcpu, void *ctx)
 	 * vCPUs have them loaded, and a load costs every vCPU an exit.
 	 */
 	if (!same) {
-		for (i = 0; i < n; i++)
-			addrs[i] += (uint64_t)sp->virt_off;
 		if (hw_code_breakpoints_set(vm, addrs, n, &loaded))
 			return -1;
 		pthread_mutex_lock(&sp->lock);
@@ -190,7 +215,7 @@ static int free_sampler(struct vm *vm, struct vcpu *vcpu, void *ctx)
 
 	(void)vcpu;
 	vm->sample = NULL;
-	sample_table_free(sp->table);
+	sample_pool_free(sp->pool);
 	pthread_mutex_destroy(&sp->lock);
 	free(sp);
 	return 0;
@@ -200,26 +225,31 @@ static int build_table(struct sampler *sp, char *why, size_t whylen)
 {
 	const char *path = sp->vm->image->sym_path;
 	const struct sample_stats *st;
+	struct sample_table *t;
 	uint64_t t0 = clock_now_ns();
 	char reason[256];
 	int rc;
 
-	rc = sample_table_from_vmlinux(path, &sp->table, reason, sizeof(reason));
+	rc = sample_table_from_vmlinux(path, &t, reason, sizeof(reason));
 	if (rc) {
 		snprintf(why, whylen, "--watch=sample: cannot read the sites of %s: %s", path,
 			 reason);
 		return rc;
 	}
-	sample_table_sort(sp->table);
+	sample_table_sort(t);
 	if (sp->o.only)
-		sp->n.filtered = sample_table_keep_functions(sp->table, sp->vm->sym, sp->o.only);
-	rc = sample_table_seed(sp->table, sp->o.seed);
+		sp->n.filtered = sample_table_keep_functions(t, sp->vm->sym, sp->o.only);
+	rc = sample_table_seed(t, sp->o.seed);
+	if (!rc && !(sp->pool = sample_pool_new(t, sp->o.seed)))
+		rc = -ENOMEM;
+	else if (rc)
+		sample_table_free(t);
 	if (rc) {
 		snprintf(why, whylen, "--watch=sample: out of memory");
 		return rc;
 	}
-	sp->sites = sample_table_live(sp->table);
-	st = sample_table_stats(sp->table);
+	sp->sites = sample_table_live(t);
+	st = sample_table_stats(t);
 	log_error("sampling: %zu sites of %" PRIu64
 		  " instructions in %s%s%s (%.2f s), seed %" PRIu64
 		  ", %u code breakpoint%s drawn every %u ms, a hit held %u ms",
@@ -227,6 +257,12 @@ static int build_table(struct sampler *sp, char *why, size_t whylen)
 		  sp->o.only ? sp->o.only : "", (double)(clock_now_ns() - t0) / 1e9, sp->o.seed,
 		  sp->o.breakpoints, sp->o.breakpoints == 1 ? "" : "s", sp->o.period_ms,
 		  sp->o.delay_ms);
+	/* The functions may be a module's, whose sites come when it loads. */
+	if (!sp->sites && sp->modules) {
+		log_warn("sampling: no site in %s%s%s; sampling waits for modules", path,
+			 sp->o.only ? " matches --sample-only=" : "", sp->o.only ? sp->o.only : "");
+		return 0;
+	}
 	if (!sp->sites) {
 		snprintf(why, whylen, "--watch=sample: no site to sample%s%s",
 			 sp->o.only ? " in the functions --sample-only=" : "",
@@ -271,6 +307,7 @@ int sample_attach(struct vm *vm, const struct sample_opts *o, char *why, size_t 
 			 vm->image->sym_path);
 		return -ENOENT;
 	}
+	sample_modules_init(sp);
 	rc = build_table(sp, why, whylen);
 	if (rc)
 		return rc;
@@ -308,10 +345,12 @@ void sample_print_stats(struct vm *vm, FILE *f)
 			   " on the vCPU's stack, %" PRIu64 " not kernel addresses, %" PRIu64
 			   " unreadable, %" PRIu64 " without a free debug register, %" PRIu64
 			   " re-drawn before the hit was taken, %" PRIu64
-			   " sites retired as rewritten; %" PRIu64 " data watches, %" PRIu64
-			   " trapped another access (%" PRIu64
+			   " sites retired as rewritten, %" PRIu64
+			   " hits on rewritten bytes (retired, not decoded); %" PRIu64
+			   " data watches, %" PRIu64 " trapped another access (%" PRIu64
 			   " of them with both sides marked, not a race), %" PRIu64
 			   " saw the value change untrapped; %" PRIu64 " reports\n",
 		sp->sites, n.draws, n.hits, n.on_stack, n.user, n.unreadable, n.no_slot, n.stale,
-		n.rewritten, n.watches, n.trapped, n.marked, n.changed, n.reports);
+		n.rewritten, n.hit_rewritten, n.watches, n.trapped, n.marked, n.changed, n.reports);
+	sample_modules_print(sp, &n, f);
 }

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "vmm/guest/linux/linux_view.h"
 #include "vmm/hwwatch/hw_watch.h"
@@ -13,6 +14,14 @@
 
 struct vm;
 struct vcpu;
+
+/*
+ * How often the guest's module list is read (one stop of every vCPU, on
+ * vCPU 0's thread, each time): a module loaded is sampled within this,
+ * and one unloaded keeps a code breakpoint on its freed text at most
+ * this long, where a hit is checked against the site's bytes anyway.
+ */
+#define SAMPLE_MODULE_POLL_MS 100
 
 /* What sampling did, for the closing line; under sampler.lock. */
 struct sample_counts {
@@ -29,15 +38,24 @@ struct sample_counts {
 	uint64_t marked;     /* trapped, both sides marked: no race by KCSAN's rule */
 	uint64_t reports;    /* reports submitted */
 	uint64_t rewritten;  /* sites retired: their bytes in guest memory were not the vmlinux's */
-	uint64_t filtered;   /* sites left out by --sample-only */
+	uint64_t hit_rewritten; /* hits on bytes no longer the site's: retired, not decoded */
+	uint64_t filtered;	/* sites left out by --sample-only */
+	/* Loaded modules (sample_modules.c). */
+	uint64_t mod_added;   /* modules whose text joined the draw */
+	uint64_t mod_sites;   /* their sites (after --sample-only) */
+	uint64_t mod_removed; /* modules gone (unloaded, or going) */
+	uint64_t mod_retired; /* their sites still live then, retired */
+	uint64_t mod_moved;   /* code breakpoints taken off an unloaded module's text */
+	uint64_t mod_failed;  /* modules whose text could not be read or decoded */
+	uint64_t polls;	      /* looks at the guest's module list */
 };
 
 struct sampler {
 	struct vm *vm;
 	struct sample_opts o;
-	pthread_mutex_t lock; /* the table, the live sites, the counters */
-	struct sample_table *table;
-	size_t sites;		    /* in the table after --sample-only */
+	pthread_mutex_t lock;	    /* the table, the live sites, the counters */
+	struct sample_pool *pool;   /* the vmlinux's table and the modules' */
+	size_t sites;		    /* in the vmlinux's table after --sample-only */
 	struct linux_layout layout; /* for the view, when have_layout */
 	bool have_layout;
 	/*
@@ -50,12 +68,37 @@ struct sampler {
 	int running; /* atomic */
 	uint64_t entry_syscall;
 	int64_t virt_off, phys_off;
-	/* The sites with a code breakpoint now, at their link-time addresses. */
+	/* The sites with a code breakpoint now, at their run-time addresses. */
 	uint64_t live[HW_CODE_MAX];
 	unsigned nlive;
+	bool reload; /* a live site went away: load the registers at the next draw */
 	uint64_t next_draw_ns;
+	/* Modules: the guest's list is looked at every SAMPLE_MODULE_POLL_MS (sample_modules.c). */
+	bool modules; /* the kernel has modules, and their list was found */
+	uint64_t next_poll_ns;
 	struct sample_counts n;
 };
+
+/* sample_modules.c */
+
+/*
+ * sample_modules_tick - from the draw's tick, every SAMPLE_MODULE_POLL_MS:
+ * on vCPU 0's thread, read the guest's module list; a module that came
+ * joins the draw, one that went leaves it (and a code breakpoint on its
+ * text is taken off at this draw).  Returns 0 or VCPU_STOP's error.
+ */
+int sample_modules_tick(struct sampler *sp);
+
+/* sample_modules_init - whether this kernel has modules to follow; at attach. */
+void sample_modules_init(struct sampler *sp);
+
+/* sample_modules_print - the modules' counters, one line; nothing when the kernel has none. */
+void sample_modules_print(struct sampler *sp, const struct sample_counts *n, FILE *f);
+
+/* sample_setup.c */
+
+/* sample_expected_bytes - the vmlinux's bytes at link address @va, @len long, or NULL. */
+const uint8_t *sample_expected_bytes(struct sampler *sp, uint64_t va, unsigned len);
 
 /* sample_hit.c */
 

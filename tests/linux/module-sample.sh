@@ -1,0 +1,111 @@
+# module-sample.sh: --watch=sample in a loaded module (issue 26, point 1:
+# sites "in the kernel's text (and loaded modules')").  The workload
+# kernel's race test is the module csan_race_test.ko, loaded by
+# --run='insmod ...' with its racy-plain case: race_test_plain_read() on
+# CPU 0 and race_test_plain_write() on CPU 1 race plainly on one u64.
+# --sample-only names the two functions, which the vmlinux does not hold:
+# sampling starts with no site and waits for the module
+# (src/vmm/sample/sample_modules.c), whose text it decodes from guest
+# memory when the module list shows it.  What must hold:
+#   - the guest runs the case to its end;
+#   - the module's sites joined the draw (the "module csan_race_test at
+#     ADDR: N sites" line), and the closing line counts it;
+#   - at least one sampling report has both sides, each function's module
+#     frame symbolized ("[csan_race_test]", file:line): the reader on
+#     cpu 0, the writer on cpu 1, one seen by the host sampling
+#     breakpoint, the other by a host debug register;
+#   - every sampling report is of that race.
+# KCSAN in this kernel reports the race too, on its own (those reports
+# say "guest soft watchpoint"); they are not counted here.
+. "$top_srcdir/tests/lib.sh"
+LINUX_TIMEOUT=${LINUX_TIMEOUT:-600}
+. "$top_srcdir/tests/linux/lib.sh"
+. "$top_srcdir/tests/linux/module-lib.sh"
+require_module_kernel
+"$VMM" --help | grep -q -- '--sample-only' || skip "this csan-vmm has no --watch=sample"
+
+run_sample_once() {
+	timeout "$VMM_WALL_LIMIT" "$VMM" --cpus=2 --memory=256M --timeout="$LINUX_TIMEOUT" \
+		--watch=sample --seed=26 --sample-only=race_test_plain_read,race_test_plain_write \
+		--add="$ko:/csan_race_test.ko" \
+		--run='insmod /csan_race_test.ko csan_race_test=racy-plain csan_race_test_ms=8000' \
+		"$kernel" </dev/null >"$out" 2>"$err"
+	rc=$?
+	[ "$rc" != 124 ] || fail "csan-vmm still running after ${VMM_WALL_LIMIT}s"
+}
+retry_nested_state_lost run_sample_once
+tr -d '\r' <"$out" | grep -q '^csan-race-test: done$' ||
+	fail "the race test did not finish: $(tr -d '\r' <"$out" | grep 'csan-race-test' | tail -n 3)"
+expect_rc 1
+expect_err '^csan-vmm: sampling: 0 sites of [0-9]+ instructions in .*, only in race_test_plain_read,race_test_plain_write '
+expect_err '^csan-vmm: warning: sampling: no site in .* matches --sample-only=race_test_plain_read,race_test_plain_write; sampling waits for modules$'
+mline=$(grep -E '^csan-vmm: sampling: module csan_race_test at 0xffffffff[0-9a-f]+: [0-9]+ sites of [0-9]+ instructions, only in race_test_plain_read,race_test_plain_write, [0-9]+ in its exception table ' "$err") ||
+	fail "the module's text did not join the draw: $(grep 'sampling' "$err" | head -n 5)"
+msites=$(echo "$mline" | sed 's/.*: \([0-9]*\) sites of.*/\1/')
+echo "$mline"
+[ "$msites" -ge 2 ] || fail "$msites sites in the two racing functions of the module"
+
+# The counters: the module sampled, its breakpoints hit, watches armed.
+line='^csan-vmm: sampling: 0 sites in the table, \([0-9]*\) code breakpoints armed, \([0-9]*\) hits; .*; \([0-9]*\) data watches, \([0-9]*\) trapped another access (\([0-9]*\) of them with both sides marked, not a race), \([0-9]*\) saw the value change untrapped; \([0-9]*\) reports$'
+counts=$(sed -n "s/$line/\\1 \\2 \\3 \\4 \\6 \\7 \\5/p" "$err")
+[ -n "$counts" ] || fail "no sampling counters line at exit"
+set -- $counts
+echo "sampling: $1 armed, $2 hits, $3 watches, $4 trapped, $5 changed, $6 reports"
+[ "$1" -gt 0 ] && [ "$2" -gt 0 ] && [ "$3" -gt 0 ] ||
+	fail "sampling did not run in the module: $1 breakpoints armed, $2 hits, $3 data watches"
+[ "$4" -gt 0 ] || fail "no data watch caught the other side in $3 watches"
+[ "$7" = 0 ] || fail "$7 of the trapped accesses taken for marked ones: the race test's are plain"
+expect_err "^csan-vmm: sampling modules: [0-9]+ looks at the list, 1 modules sampled \\($msites sites\\), 0 reads that failed; "
+
+# The sampling reports, each on its own: the text between two rules.
+CSAN_SRC='kernel/csan-race-test/csan_race_test\.c' awk '
+	function frame(f) { return "^ " f "\\+0x[0-9a-f]+/0x[0-9a-f]+ \\[csan_race_test\\] .*" ENVIRON["CSAN_SRC"] ":[0-9]+$" }
+	function check(   i, n, two, one) {
+		if (!sampling)
+			return
+		nrep++
+		n = 0
+		for (i = 1; i <= nl; i++)
+			if (l[i] ~ / to 0x[0-9a-f]+ of 8 bytes by task [0-9]+ on cpu [0-9]+:$/)
+				acc[++n] = i
+		two = n == 2 &&
+			l[1] ~ /^BUG: KCSAN: data-race in race_test_plain_read \/ race_test_plain_write$/ &&
+			((l[acc[1]] ~ /^read to .* on cpu 0:$/ && l[acc[1] + 1] ~ frame("race_test_plain_read") &&
+			  l[acc[2]] ~ /^write to .* on cpu 1:$/ && l[acc[2] + 1] ~ frame("race_test_plain_write")) ||
+			 (l[acc[1]] ~ /^write to .* on cpu 1:$/ && l[acc[1] + 1] ~ frame("race_test_plain_write") &&
+			  l[acc[2]] ~ /^read to .* on cpu 0:$/ && l[acc[2] + 1] ~ frame("race_test_plain_read"))) &&
+			seen ~ /^Seen by: host debug register \((read|write)\), host sampling breakpoint \((read|write)\)$/
+		one = n == 1 &&
+			l[1] ~ /^BUG: KCSAN: data-race in race_test_plain_(read|write)\+0x[0-9a-f]+\/0x[0-9a-f]+$/ &&
+			l[acc[1]] ~ /^race at unknown origin, with (read|write) to / &&
+			seen ~ /^Seen by: host sampling breakpoint \((read|write)\)$/
+		if (two)
+			ntwo++
+		else if (!one) {
+			bad++
+			print "a sampling report of another shape:"
+			for (i = 1; i <= nl; i++)
+				print "    | " l[i]
+		}
+	}
+	BEGIN { rule = "=================================================================="; in_rep = 0 }
+	$0 == rule {
+		if (in_rep) { check(); in_rep = 0 } else { in_rep = 1; nl = 0; sampling = 0; seen = "" }
+		next
+	}
+	in_rep {
+		l[++nl] = $0
+		if ($0 ~ /^Seen by:/) { seen = $0; sampling = $0 ~ /host sampling breakpoint/ }
+	}
+	END {
+		printf "sampling reports: %d, with both sides: %d\n", nrep, ntwo
+		exit (bad || !ntwo) ? 1 : 0
+	}' "$err" || fail "no two-sided sampling report of race_test_plain_read / race_test_plain_write in the module on cpus 0 and 1, or one of another shape (above)"
+
+# For the log: the run's counters and its first two-sided sampling report.
+grep -E '^csan-vmm: (sampling|code breakpoints)' "$err"
+awk 'BEGIN { rule = "==================================================================" }
+	$0 == rule { if (in_rep) { in_rep = 0; if (sampling && !shown) { shown = 1; print rule; printf "%s", text; print rule } }
+		     else { in_rep = 1; text = ""; sampling = 0 } ; next }
+	in_rep { text = text $0 "\n"; if ($0 ~ /^Seen by: host debug register .*host sampling breakpoint/) sampling = 1 }' "$err"
+exit 0
