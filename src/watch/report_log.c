@@ -18,6 +18,13 @@ struct race {
 	unsigned mechs;	      /* bit (1 << mechanism) per mechanism seen */
 	unsigned other_mechs; /* the same, side[0] of two-sided reports only */
 	unsigned modes;	      /* MODE_* bits: the watch modes it was reported in */
+	/*
+	 * The reports a host sampling breakpoint took part in, kept apart: a
+	 * sampled kernel may have a race detector of its own (the KCSAN test
+	 * kernel), whose reports of the same race are not sampling's finding.
+	 */
+	uint64_t sampled, sampled_first_ns;
+	unsigned sampled_other_mechs;
 };
 
 /* Watch modes, as bits: a run can toggle between them. */
@@ -154,6 +161,22 @@ static unsigned mech_bits(uint32_t mechanism)
 	return 1u << mechanism;
 }
 
+/* @r is the sampler's (a side its code breakpoint stopped): count it for @race as such. */
+static void count_sampled(struct race *race, const struct csan_hc_report *r, uint64_t now)
+{
+	bool sampled = false;
+	unsigned i;
+
+	for (i = 0; i < r->nsides; i++)
+		sampled |= r->side[i].mechanism == CSAN_MECH_SAMPLING;
+	if (!sampled)
+		return;
+	if (!race->sampled++)
+		race->sampled_first_ns = now;
+	if (r->nsides == 2)
+		race->sampled_other_mechs |= mech_bits(r->side[0].mechanism);
+}
+
 /* Count @r and decide under the lock; print it if due.  Returns 1 if printed. */
 static int count_and_print(struct report_log *log, const struct csan_hc_report *r,
 			   const struct report_sym *rs, uint64_t now, unsigned interval_ms)
@@ -173,6 +196,7 @@ static int count_and_print(struct report_log *log, const struct csan_hc_report *
 		if (r->nsides == 2)
 			race->other_mechs |= mech_bits(r->side[0].mechanism);
 		race->modes |= log->mode;
+		count_sampled(race, r, now);
 		if (!due(interval_ms, race->printed, race->last_print_ns, now))
 			return 0;
 		race->printed++;
@@ -356,6 +380,12 @@ int report_log_races(struct report_log *log,
 			.mechanisms = race->mechs,
 			.other_mechanisms = race->other_mechs,
 			.modes = race->modes,
+			.sampled_count = race->sampled,
+			.sampled_first_seen =
+				race->sampled
+					? (double)(race->sampled_first_ns - log->start_ns) / 1e9
+					: 0,
+			.sampled_other_mechanisms = race->sampled_other_mechs,
 		};
 		rc = fn(&out, ctx);
 	}
