@@ -201,13 +201,13 @@ static void print_overlap_soft_hw(const struct compare_table *t, FILE *f)
 {
 	const unsigned soft = COMPARE_BIT(COMPARE_SOFT), hw = COMPARE_BIT(COMPARE_HW);
 	unsigned one_sided = compare_found_one_sided(t);
+	unsigned soft_only = compare_found_by(t, soft), hw_only = compare_found_by(t, hw);
 	struct compare_slowdown sd = compare_slowdown(t, COMPARE_HW, COMPARE_SOFT);
 
 	fprintf(f, "        found by both %u", compare_found_by(t, soft | hw));
 	if (one_sided)
 		fprintf(f, " (%u of them one-sided in one mode)", one_sided);
-	fprintf(f, ", soft only %u, hw only %u", compare_found_by(t, soft),
-		compare_found_by(t, hw));
+	fprintf(f, ", soft only %u, hw only %u", soft_only, hw_only);
 	if (sd.wall_known)
 		fprintf(f, "; hw/soft slowdown %.2fx wall", sd.wall);
 	if (sd.guest_known)
