@@ -21,9 +21,11 @@ struct race {
 	/*
 	 * The reports a host sampling breakpoint took part in, kept apart: a
 	 * sampled kernel may have a race detector of its own (the KCSAN test
-	 * kernel), whose reports of the same race are not sampling's finding.
+	 * kernel), whose reports of the same race are not sampling's finding,
+	 * and must not hold the sampler's back from print either.
 	 */
 	uint64_t sampled, sampled_first_ns;
+	uint64_t sampled_printed, sampled_last_print_ns;
 	unsigned sampled_other_mechs;
 };
 
@@ -161,8 +163,11 @@ static unsigned mech_bits(uint32_t mechanism)
 	return 1u << mechanism;
 }
 
-/* @r is the sampler's (a side its code breakpoint stopped): count it for @race as such. */
-static void count_sampled(struct race *race, const struct csan_hc_report *r, uint64_t now)
+/*
+ * Whether @r is the sampler's (a side its code breakpoint stopped); if so,
+ * count it for @race as such.
+ */
+static bool count_sampled(struct race *race, const struct csan_hc_report *r, uint64_t now)
 {
 	bool sampled = false;
 	unsigned i;
@@ -170,11 +175,32 @@ static void count_sampled(struct race *race, const struct csan_hc_report *r, uin
 	for (i = 0; i < r->nsides; i++)
 		sampled |= r->side[i].mechanism == CSAN_MECH_SAMPLING;
 	if (!sampled)
-		return;
+		return false;
 	if (!race->sampled++)
 		race->sampled_first_ns = now;
 	if (r->nsides == 2)
 		race->sampled_other_mechs |= mech_bits(r->side[0].mechanism);
+	return true;
+}
+
+/*
+ * Whether @race's report is due, and if so counted as printed.  The
+ * sampler's reports and the rest (a KCSAN kernel's own, of the same race
+ * in the same run) are rate-limited apart: each says something the other
+ * does not (what the sampler caught, on which CPUs), so neither hides the
+ * other.  Without sampling there is one stream, as there always was.
+ */
+static bool race_due(struct race *race, bool sampled, unsigned interval_ms, uint64_t now)
+{
+	uint64_t *last = sampled ? &race->sampled_last_print_ns : &race->last_print_ns;
+	uint64_t printed = sampled ? race->sampled_printed : race->printed - race->sampled_printed;
+
+	if (!due(interval_ms, printed, *last, now))
+		return false;
+	race->printed++;
+	race->sampled_printed += sampled;
+	*last = now;
+	return true;
 }
 
 /* Count @r and decide under the lock; print it if due.  Returns 1 if printed. */
@@ -196,11 +222,8 @@ static int count_and_print(struct report_log *log, const struct csan_hc_report *
 		if (r->nsides == 2)
 			race->other_mechs |= mech_bits(r->side[0].mechanism);
 		race->modes |= log->mode;
-		count_sampled(race, r, now);
-		if (!due(interval_ms, race->printed, race->last_print_ns, now))
+		if (!race_due(race, count_sampled(race, r, now), interval_ms, now))
 			return 0;
-		race->printed++;
-		race->last_print_ns = now;
 	} else {
 		log->untracked++;
 		if (!due(interval_ms, log->untracked_printed, log->untracked_last_ns, now))

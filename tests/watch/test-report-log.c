@@ -357,6 +357,24 @@ static void test_sampled_apart(void)
 	CHECK_EQ_U64(s.race[1].sampled_count, 1);
 	CHECK_EQ_U64(s.race[1].sampled_other_mechanisms, 0);
 	report_log_free(log);
+
+	/*
+	 * Rate-limited apart: KCSAN's report does not hold the sampler's back
+	 * (nor the other way), each stream once per interval.
+	 */
+	log = new_log(text, NULL, 3000, 0);
+	CHECK_EQ_U64(submit_at(log, 100, &own), 1);
+	CHECK_EQ_U64(submit_at(log, 400, &two), 1);
+	CHECK_EQ_U64(submit_at(log, 900, &two), 0);
+	CHECK_EQ_U64(submit_at(log, 1000, &own), 0);
+	CHECK_EQ_U64(submit_at(log, 3200, &own), 1);
+	CHECK_EQ_U64(submit_at(log, 3300, &two), 0);
+	CHECK_EQ_U64(submit_at(log, 3400, &two), 1);
+	s.n = 0;
+	CHECK_EQ_U64(report_log_races(log, collect, &s), 0);
+	CHECK_EQ_U64(s.race[0].count, 7);
+	CHECK_EQ_U64(s.race[0].sampled_count, 4);
+	report_log_free(log);
 	fclose(text);
 }
 
