@@ -27,7 +27,15 @@
 #   - the sample column has each race with both sides, the other side seen
 #     by a debug register (for test_unknown_origin: the uninstrumented
 #     writer KCSAN cannot name), and a sampling report of it shows both
-#     functions' frames and two different CPUs;
+#     functions' frames and two different CPUs; except
+#     test_kernel_write_struct / test_kernel_write_struct, whose writes run
+#     between kcsan_disable_current() and kcsan_enable_current() (the race
+#     KCSAN reports is of the case's explicit kcsan_check_write()): the
+#     debug register does catch the other write, but csan-vmm counts no
+#     access of a context KCSAN is told to ignore as the other side (as it
+#     would not under data_race()), so sampling sees it one-sided, the
+#     value changed, and the entry says "unseen" (paired under the row by
+#     --compare's rule, docs/sampling.md);
 #   - KCSAN's own reports in the sampling run are counted apart, and the
 #     JSON has the three modes and the sample column.
 # Only the cases whose names start test_[bcnuwz] run (kunit.filter_glob):
@@ -85,8 +93,14 @@ for pair in 'test_kernel_read / test_kernel_write' \
 	'test_kernel_write_struct / test_kernel_write_struct_part'; do
 	has_row "$num +[a-z+-]+" "$any" "$any" "data-race in $pair" ||
 		fail "KCSAN (soft mode) has no row 'data-race in $pair'"
-	has_row "$any" "$any" "$sampled" "data-race in $pair" ||
-		fail "sampling has no two-sided entry in the row 'data-race in $pair'"
+	case $pair in
+	'test_kernel_write_struct / test_kernel_write_struct')
+		has_row "$any" "$any" "$num +(debug-register|unseen)" "data-race in $pair" ||
+			fail "sampling has no entry in the row 'data-race in $pair'" ;;
+	*)
+		has_row "$any" "$any" "$sampled" "data-race in $pair" ||
+			fail "sampling has no two-sided entry in the row 'data-race in $pair'" ;;
+	esac
 done
 # test_unknown_origin: KCSAN's one-sided report (its own row, or paired
 # under the two-sided one as "unseen"), and sampling's two-sided one.
@@ -125,7 +139,7 @@ CSAN_SRC=$f awk '
 	}
 	in_rep {
 		l[++nl] = $0
-		if ($0 ~ /^Seen by: host debug register \((read|write)\), host sampling breakpoint \((read|write)\)$/)
+		if ($0 ~ /^Seen by: host debug register \(.+\), host sampling breakpoint \(.+\)$/)
 			sampling = 1
 	}' "$err" >"$work/sampled"
 echo "--- two-sided sampling reports (title|function cpu|function cpu):"
@@ -134,7 +148,6 @@ for pair in 'test_kernel_read / test_kernel_write' \
 	'test_kernel_rmw_array / test_kernel_rmw_array' \
 	'test_kernel_read / test_kernel_write_nochange_rcu' \
 	'test_kernel_read / test_kernel_write_uninstrumented' \
-	'test_kernel_write_struct / test_kernel_write_struct' \
 	'test_kernel_write_struct / test_kernel_write_struct_part'; do
 	a=${pair% / *} b=${pair#* / }
 	awk -F'|' -v t="data-race in $pair" -v a="$a" -v b="$b" '
