@@ -79,6 +79,7 @@ expect_err "^csan-vmm: sampling: 9 sites of [0-9]+ instructions in .*, only in $
 kunit=$(sed -n 's/^linux kunit: kcsan: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$err")
 [ "$(echo "$kunit" | wc -l)" = 3 ] || fail "not three KUnit results: $kunit"
 echo "KUnit (passed failed skipped) in soft, hw, sample: $(echo "$kunit" | tr '\n' ',')"
+echo "KUnit cases failed in any run: $(ktap_cases 'not ok' "$out" | tr '\n' ' ')"
 failed=$(echo "$kunit" | awk '{ n += $2 } END { print n + 0 }')
 if [ "$failed" = 0 ]; then want=1 word=races; else want=5 word=workload-failed; fi
 expect_rc $want
