@@ -18,6 +18,15 @@ struct race {
 	unsigned mechs;	      /* bit (1 << mechanism) per mechanism seen */
 	unsigned other_mechs; /* the same, side[0] of two-sided reports only */
 	unsigned modes;	      /* MODE_* bits: the watch modes it was reported in */
+	/*
+	 * The reports a host sampling breakpoint took part in, kept apart: a
+	 * sampled kernel may have a race detector of its own (the KCSAN test
+	 * kernel), whose reports of the same race are not sampling's finding,
+	 * and must not hold the sampler's back from print either.
+	 */
+	uint64_t sampled, sampled_first_ns;
+	uint64_t sampled_printed, sampled_last_print_ns;
+	unsigned sampled_other_mechs;
 };
 
 /* Watch modes, as bits: a run can toggle between them. */
@@ -154,6 +163,46 @@ static unsigned mech_bits(uint32_t mechanism)
 	return 1u << mechanism;
 }
 
+/*
+ * Whether @r is the sampler's (a side its code breakpoint stopped); if so,
+ * count it for @race as such.
+ */
+static bool count_sampled(struct race *race, const struct csan_hc_report *r, uint64_t now)
+{
+	bool sampled = false;
+	unsigned i;
+
+	for (i = 0; i < r->nsides; i++)
+		sampled |= r->side[i].mechanism == CSAN_MECH_SAMPLING;
+	if (!sampled)
+		return false;
+	if (!race->sampled++)
+		race->sampled_first_ns = now;
+	if (r->nsides == 2)
+		race->sampled_other_mechs |= mech_bits(r->side[0].mechanism);
+	return true;
+}
+
+/*
+ * Whether @race's report is due, and if so counted as printed.  The
+ * sampler's reports and the rest (a KCSAN kernel's own, of the same race
+ * in the same run) are rate-limited apart: each says something the other
+ * does not (what the sampler caught, on which CPUs), so neither hides the
+ * other.  Without sampling there is one stream, as there always was.
+ */
+static bool race_due(struct race *race, bool sampled, unsigned interval_ms, uint64_t now)
+{
+	uint64_t *last = sampled ? &race->sampled_last_print_ns : &race->last_print_ns;
+	uint64_t printed = sampled ? race->sampled_printed : race->printed - race->sampled_printed;
+
+	if (!due(interval_ms, printed, *last, now))
+		return false;
+	race->printed++;
+	race->sampled_printed += sampled;
+	*last = now;
+	return true;
+}
+
 /* Count @r and decide under the lock; print it if due.  Returns 1 if printed. */
 static int count_and_print(struct report_log *log, const struct csan_hc_report *r,
 			   const struct report_sym *rs, uint64_t now, unsigned interval_ms)
@@ -173,10 +222,8 @@ static int count_and_print(struct report_log *log, const struct csan_hc_report *
 		if (r->nsides == 2)
 			race->other_mechs |= mech_bits(r->side[0].mechanism);
 		race->modes |= log->mode;
-		if (!due(interval_ms, race->printed, race->last_print_ns, now))
+		if (!race_due(race, count_sampled(race, r, now), interval_ms, now))
 			return 0;
-		race->printed++;
-		race->last_print_ns = now;
 	} else {
 		log->untracked++;
 		if (!due(interval_ms, log->untracked_printed, log->untracked_last_ns, now))
@@ -356,6 +403,12 @@ int report_log_races(struct report_log *log,
 			.mechanisms = race->mechs,
 			.other_mechanisms = race->other_mechs,
 			.modes = race->modes,
+			.sampled_count = race->sampled,
+			.sampled_first_seen =
+				race->sampled
+					? (double)(race->sampled_first_ns - log->start_ns) / 1e9
+					: 0,
+			.sampled_other_mechanisms = race->sampled_other_mechs,
 		};
 		rc = fn(&out, ctx);
 	}

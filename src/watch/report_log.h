@@ -49,6 +49,15 @@ struct report_log_race {
 	unsigned other_mechanisms; /* the same for side[0], the access that ran into the
 				      watch; 0 when only one-sided (unknown origin) reports came */
 	unsigned modes;		   /* REPORT_LOG_MODE_* bits */
+	/*
+	 * Of those, the reports a host sampling breakpoint took part in
+	 * (a side with CSAN_MECH_SAMPLING), as above; count 0: none.  What
+	 * --compare's sample column shows: the rest of a sampling run's
+	 * reports are the kernel's own detector's.
+	 */
+	uint64_t sampled_count;
+	double sampled_first_seen;
+	unsigned sampled_other_mechanisms;
 };
 
 struct report_log;

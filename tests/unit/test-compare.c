@@ -7,6 +7,7 @@
 
 #include "csan/abi.h"
 #include "vmm/run/compare_table.h"
+#include "vmm/run/compare_totals.h"
 #include "vmm/base/exit_status.h"
 #include "vmm/console/status_line.h"
 #include "watch/report_log.h"
@@ -289,6 +290,249 @@ static void test_exit_status(void)
 	compare_table_free(&t);
 }
 
+/* A sampling run's race: @count reports, @sampled of them the sampler's. */
+static void add_sampled(struct compare_table *t, size_t scen, const char *sig, const char *title,
+			uint64_t count, uint64_t sampled, double first, unsigned other)
+{
+	struct report_log_race r = {
+		.signature = sig,
+		.title = title,
+		.count = count,
+		.first_seen = 0.001, /* the kernel's own report came first: not sampling's time */
+		.other_mechanisms = SOFT_BIT | other,
+		.sampled_count = sampled,
+		.sampled_first_seen = first,
+		.sampled_other_mechanisms = other,
+	};
+
+	CHECK_EQ_U64(compare_table_add_race(t, scen, COMPARE_SAMPLE, &r), 0);
+}
+
+/* A Linux guest's run: no result line. */
+static void set_linux_run(struct compare_table *t, enum compare_mode m, double wall,
+			  uint64_t reports)
+{
+	struct compare_run *r = &t->scenarios[0].run[m];
+
+	r->ran = true;
+	r->status = EXIT_RACES;
+	r->wall_s = wall;
+	r->reports = reports;
+}
+
+#define DR_BIT (1u << CSAN_MECH_HW_DEBUGREG)
+
+/*
+ * The KCSAN test kernel in soft, hw and sample mode (as tests/linux/
+ * kunit-sample-compare.sh runs it): one race all three see; one soft
+ * sees one-sided (unknown origin) and hw and sampling name with both
+ * sides; one only sampling sees, one-sided; one KCSAN itself reports in
+ * every run, sampling never.
+ */
+static void fill_three(struct compare_table *t)
+{
+	*t = (struct compare_table){ .seed = 26,
+				     .timeout_s = 600,
+				     .cpus = 4,
+				     .hw_available = true,
+				     .modes = COMPARE_ALL_MODES };
+	CHECK_EQ_U64(compare_table_add_scenario(t, NULL), 0);
+	add(t, 0, COMPARE_SOFT, "data-race:rmw/rmw", "BUG: KCSAN: data-race in rmw / rmw", 5, 2.0,
+	    SOFT_BIT);
+	add(t, 0, COMPARE_SOFT, "unknown-origin:r", "BUG: KCSAN: data-race in r+0x8/0x20", 3, 4.0,
+	    0);
+	add(t, 0, COMPARE_SOFT, "data-race:a/b", "BUG: KCSAN: data-race in a / b", 4, 1.0,
+	    SOFT_BIT);
+	add(t, 0, COMPARE_HW, "data-race:rmw/rmw", "BUG: KCSAN: data-race in rmw / rmw", 6, 2.5,
+	    SOFT_BIT | HW_BIT);
+	add(t, 0, COMPARE_HW, "data-race:r/u", "BUG: KCSAN: data-race in r / u", 4, 4.5, HW_BIT);
+	add(t, 0, COMPARE_HW, "data-race:a/b", "BUG: KCSAN: data-race in a / b", 2, 1.5, SOFT_BIT);
+	add_sampled(t, 0, "data-race:rmw/rmw", "BUG: KCSAN: data-race in rmw / rmw", 7, 2, 3.0,
+		    DR_BIT);
+	add_sampled(t, 0, "data-race:r/u", "BUG: KCSAN: data-race in r / u", 2, 2, 5.0, DR_BIT);
+	add_sampled(t, 0, "unknown-origin:x", "BUG: KCSAN: data-race in x+0x4/0x10", 1, 1, 6.0, 0);
+	add_sampled(t, 0, "data-race:a/b", "BUG: KCSAN: data-race in a / b", 4, 0, 1.0, 0);
+	set_linux_run(t, COMPARE_SOFT, 10.0, 12);
+	set_linux_run(t, COMPARE_HW, 20.0, 12);
+	set_linux_run(t, COMPARE_SAMPLE, 15.0, 14);
+}
+
+static void test_three_modes(void)
+{
+	struct compare_table t;
+	char *s, *j;
+
+	fill_three(&t);
+	/* KCSAN's own a/b reports of the sampling run are no row's sample hit. */
+	CHECK_EQ_U64(t.nraces, 5);
+	CHECK_EQ_U64(t.scenarios[0].run[COMPARE_SAMPLE].own_reports, 5 + 4);
+	CHECK_EQ_U64(compare_table_pair_one_sided(&t), 0);
+	CHECK_EQ_U64(t.nraces, 4);
+	s = capture(&t, false);
+	j = capture(&t, true);
+	CHECK(!strstr(s, "not run"));
+	CHECK_CONTAINS(s, "  scenario     soft     first  seen by                         "
+			  "    hw     first  seen by                         "
+			  "sample     first  seen by                         race\n");
+	/* Sampling's own count and time, and what it saw the other side with: not KCSAN's. */
+	CHECK_CONTAINS(
+		s, "  (default)       5    2.000s  soft-watchpoint                 "
+		   "     6    2.500s  soft-watchpoint+debug-register  "
+		   "     2    3.000s  debug-register                  data-race in rmw / rmw\n");
+	CHECK_CONTAINS(s, "  (default)       4    1.000s  soft-watchpoint                 "
+			  "     2    1.500s  soft-watchpoint                 "
+			  "     -         -  -                               data-race in a / b\n");
+	/* soft's one-sided report under the two-sided title hw and sampling gave. */
+	CHECK_CONTAINS(s, "  (default)       3    4.000s  unseen                          "
+			  "     4    4.500s  debug-register                  "
+			  "     2    5.000s  debug-register                  data-race in r / u\n");
+	CHECK(!strstr(s, "r+0x8/0x20"));
+	/* Found by sampling only, one-sided. */
+	CHECK_CONTAINS(
+		s, "  (default)       -         -  -                               "
+		   "     -         -  -                               "
+		   "     1    6.000s  unseen                          data-race in x+0x4/0x10\n");
+	CHECK_CONTAINS(s,
+		       "  scenario   soft  result       wall      guest    hw  result       wall"
+		       "      guest  sample  result       wall      guest  hw/soft  sample/soft\n");
+	CHECK_CONTAINS(s,
+		       "  (default)     1  -          10.00s          -     1  -          20.00s"
+		       "          -     1  -          15.00s          -    2.00x        1.50x\n");
+	CHECK_CONTAINS(s, "totals: soft:   3 distinct races, 12 reports, wall 10.00 s\n");
+	CHECK_CONTAINS(s, "        hw:     3 distinct races, 12 reports, wall 20.00 s\n");
+	CHECK_CONTAINS(s, "        sample: 3 distinct races, 5 reports (and 9 by the kernel's own "
+			  "race detector, not counted), wall 15.00 s\n");
+	CHECK_CONTAINS(s,
+		       "        found by soft+hw+sample 2, soft+hw 1, soft+sample 0, hw+sample 0, "
+		       "soft only 0, hw only 0, sample only 1 (1 of them one-sided in some mode); "
+		       "hw/soft slowdown 2.00x wall; sample/soft slowdown 1.50x wall\n");
+	CHECK(j && json_line_ok(j));
+	CHECK_CONTAINS(j, "\"hw_note\":null,\"modes\":[\"soft\",\"hw\",\"sample\"],\n");
+	CHECK_CONTAINS(j, "{\"scenario\":\"(default)\",\"mode\":\"sample\",\"ran\":true,"
+			  "\"exit_status\":1,\"result\":null,\"wall_s\":15.000000,\"guest_s\":null,"
+			  "\"reports\":14,\"own_reports\":9}");
+	CHECK_CONTAINS(j, "\"signature\":\"data-race:a/b\",\"title\":\"BUG: KCSAN: data-race in "
+			  "a / b\",\"soft\":{\"count\":4,\"first_seen\":1.000000,"
+			  "\"other_side_seen_by\":\"soft-watchpoint\"},\"hw\":{\"count\":2,"
+			  "\"first_seen\":1.500000,\"other_side_seen_by\":\"soft-watchpoint\"},"
+			  "\"sample\":null}");
+	CHECK_CONTAINS(j, "\"sample\":{\"count\":2,\"first_seen\":3.000000,"
+			  "\"other_side_seen_by\":\"debug-register\"}}");
+	CHECK_CONTAINS(j,
+		       "\"sample\":{\"distinct\":3,\"reports\":5,\"own_reports\":9,"
+		       "\"wall_s\":15.000000,\"guest_s\":null},\"found_by\":{\"soft+hw+sample\":2,"
+		       "\"soft+hw\":1,\"soft+sample\":0,\"hw+sample\":0,\"soft\":0,\"hw\":0,"
+		       "\"sample\":1},\"one_sided\":1,\"slowdown\":{\"hw/soft\":{\"wall\":2.000000,"
+		       "\"guest\":null},\"sample/soft\":{\"wall\":1.500000,\"guest\":null}}}");
+	CHECK(!strstr(j, "\"both\""));
+	CHECK_EQ_U64(compare_exit_status(&t), EXIT_RACES);
+	free(s);
+	free(j);
+	compare_table_free(&t);
+
+	/* No data watchpoints here: soft alone, and both modes that need them said left out. */
+	fill_three(&t);
+	t.hw_available = false;
+	snprintf(t.hw_note, sizeof(t.hw_note), "PVM");
+	s = capture(&t, false);
+	j = capture(&t, true);
+	CHECK_CONTAINS(s, "hw and sample modes not run: PVM\n");
+	CHECK_CONTAINS(s, "  scenario     soft     first  seen by          race\n");
+	CHECK_CONTAINS(s, "totals: soft: 3 distinct races, 12 reports, wall 10.00 s\n");
+	CHECK(!strstr(s, "sample:") && !strstr(s, "found by") && !strstr(s, "slowdown"));
+	CHECK(j && json_line_ok(j));
+	CHECK(!strstr(j, "\"mode\":\"sample\""));
+	CHECK_CONTAINS(j, "\"hw\":null,\"sample\":null,\"found_by\":{\"soft\":3},\"one_sided\":0,"
+			  "\"slowdown\":{}}");
+	free(s);
+	free(j);
+	compare_table_free(&t);
+}
+
+/* soft against sampling alone: the names, not "both" or "slowdown". */
+static void test_soft_sample(void)
+{
+	struct compare_table t;
+	char *s;
+
+	fill_three(&t);
+	t.modes = COMPARE_BIT(COMPARE_SOFT) | COMPARE_BIT(COMPARE_SAMPLE);
+	CHECK_EQ_U64(compare_table_pair_one_sided(&t), 0);
+	s = capture(&t, false);
+	CHECK_CONTAINS(s,
+		       "  scenario   soft  result       wall      guest  sample  result       wall"
+		       "      guest  sample/soft\n");
+	CHECK_CONTAINS(s, "totals: soft:   ");
+	CHECK_CONTAINS(s, "        found by soft+sample 2, soft only 1, sample only 1 (1 of them "
+			  "one-sided in some mode); sample/soft slowdown 1.50x wall\n");
+	CHECK(!strstr(s, " hw "));
+	free(s);
+	compare_table_free(&t);
+}
+
+/* The mode lists --compare=MODES takes, and the order sets are walked in. */
+static void test_modes(void)
+{
+	unsigned m = 99, set = 0, order[8], n = 0;
+	char buf[32];
+
+	CHECK_EQ_U64(compare_modes_parse("sample,soft", &m), 0);
+	CHECK_EQ_U64(m, COMPARE_BIT(COMPARE_SOFT) | COMPARE_BIT(COMPARE_SAMPLE));
+	CHECK(strcmp(compare_modes_format(m, ",", buf, sizeof(buf)), "soft,sample") == 0);
+	CHECK(strcmp(compare_modes_format(COMPARE_ALL_MODES, " and ", buf, sizeof(buf)),
+		     "soft and hw and sample") == 0);
+	CHECK_EQ_U64(compare_modes_parse("soft,hw,sample", &m), 0);
+	CHECK_EQ_U64(m, COMPARE_ALL_MODES);
+	m = 99;
+	CHECK_EQ_U64(compare_modes_parse("", &m), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(compare_modes_parse("hw,", &m), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(compare_modes_parse("hw,hw", &m), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(compare_modes_parse("HW", &m), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(compare_modes_parse("samples", &m), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(m, 99);
+	CHECK_EQ_U64(compare_modes_first(COMPARE_BIT(COMPARE_HW) | COMPARE_BIT(COMPARE_SAMPLE)),
+		     COMPARE_HW);
+	while (compare_subsets_next(COMPARE_ALL_MODES, &set) && n < 8)
+		order[n++] = set;
+	CHECK_EQ_U64(n, 7);
+	CHECK(order[0] == 7 && order[1] == 3 && order[2] == 5 && order[3] == 6 && order[4] == 1 &&
+	      order[5] == 2 && order[6] == 4);
+	set = 0;
+	CHECK(!compare_subsets_next(0, &set));
+}
+
+/* A one-sided row pairs only with a row the modes that saw it one-sided did not report. */
+static void test_pair_three(void)
+{
+	struct compare_table t;
+
+	/* soft saw w one-sided and also w/v two-sided: it saw two things, no pairing. */
+	t = (struct compare_table){ .hw_available = true, .modes = COMPARE_ALL_MODES };
+	compare_table_add_scenario(&t, "s");
+	add(&t, 0, COMPARE_SOFT, "unknown-origin:w", "w+0x1/0x2", 1, 1.0, 0);
+	add(&t, 0, COMPARE_SOFT, "data-race:v/w", "v / w", 1, 1.0, SOFT_BIT);
+	add(&t, 0, COMPARE_HW, "data-race:v/w", "v / w", 1, 1.0, HW_BIT);
+	CHECK_EQ_U64(compare_table_pair_one_sided(&t), 0);
+	CHECK_EQ_U64(t.nraces, 2);
+	compare_table_free(&t);
+	/* soft and hw both saw it one-sided, sampling named both sides: one race. */
+	t = (struct compare_table){ .hw_available = true, .modes = COMPARE_ALL_MODES };
+	compare_table_add_scenario(&t, "s");
+	add(&t, 0, COMPARE_SOFT, "unknown-origin:w", "w+0x1/0x2", 2, 1.0, 0);
+	add(&t, 0, COMPARE_HW, "unknown-origin:w", "w+0x1/0x2", 3, 1.0, 0);
+	add_sampled(&t, 0, "data-race:v/w", "v / w", 1, 1, 2.0, DR_BIT);
+	CHECK_EQ_U64(compare_table_pair_one_sided(&t), 0);
+	CHECK_EQ_U64(t.nraces, 1);
+	CHECK(strcmp(t.races[0].signature, "data-race:v/w") == 0);
+	CHECK_EQ_U64(t.races[0].hit[COMPARE_SOFT].count, 2);
+	CHECK_EQ_U64(t.races[0].hit[COMPARE_HW].count, 3);
+	CHECK(t.races[0].hit[COMPARE_HW].reported_as &&
+	      strcmp(t.races[0].hit[COMPARE_HW].reported_as, "unknown-origin:w") == 0);
+	CHECK(!t.races[0].hit[COMPARE_SAMPLE].reported_as);
+	CHECK_EQ_U64(compare_found_one_sided(&t), 1);
+	compare_table_free(&t);
+}
+
 static void test_result_line(void)
 {
 	struct compare_run r = { 0 };
@@ -337,6 +581,10 @@ int main(void)
 	test_pair_one_sided();
 	test_soft_only();
 	test_exit_status();
+	test_three_modes();
+	test_soft_sample();
+	test_modes();
+	test_pair_three();
 	test_result_line();
 	test_status_line();
 	return check_exit_status("test-compare");

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vmm/run/compare_modes.h"
 #include "vmm/run/emulated_args.h"
 #include "vmm/run/options.h"
 #include "check.h"
@@ -122,7 +123,7 @@ static void test_compare_and_keys(void)
 		return;
 	inner = emulated_inner_argv(v);
 	CHECK(options_parse((int)count(inner), (char **)inner, &back, stderr) == 0);
-	CHECK(back.compare && !back.watch_given);
+	CHECK(back.compare && !back.watch_given && back.compare_modes == 0);
 	CHECK(back.compare_json && strcmp(back.compare_json, EMU_COMPARE_JSON) == 0);
 	CHECK(back.scenario && strcmp(back.scenario, "all") == 0);
 	CHECK(back.console_escapes == CONSOLE_ESCAPES_ON);
@@ -137,6 +138,23 @@ static void test_compare_and_keys(void)
 	CHECK(has(v, "--output=" EMU_COMPARE_JSON ":/tmp/c.json", false));
 	CHECK(!has(v, "--report-json=" EMU_REPORT_JSON, true));
 	CHECK(back.ndisks == 0);
+	options_free(&o);
+	options_free(&back);
+	emulated_argv_free(v);
+
+	/* --compare=MODES crosses whole, with sampling's knobs. */
+	CHECK(options_parse(ARGC("--compare=sample,soft", "--sample-only=f_*"),
+			    ARGV("--compare=sample,soft", "--sample-only=f_*"), &o, stderr) == 0);
+	v = emulated_argv(&o, &base);
+	CHECK(v != NULL);
+	if (!v)
+		return;
+	inner = emulated_inner_argv(v);
+	CHECK(has(v, "--compare=soft,sample", true));
+	CHECK(options_parse((int)count(inner), (char **)inner, &back, stderr) == 0);
+	CHECK(back.compare &&
+	      back.compare_modes == (COMPARE_BIT(COMPARE_SOFT) | COMPARE_BIT(COMPARE_SAMPLE)));
+	CHECK(back.sample_only && strcmp(back.sample_only, "f_*") == 0);
 	options_free(&o);
 	options_free(&back);
 	emulated_argv_free(v);

@@ -7,6 +7,7 @@
 
 #include "csan/abi.h"
 #include "vmm/guest/profile.h"
+#include "vmm/run/compare_modes.h"
 #include "vmm/run/options.h"
 #include "check.h"
 
@@ -156,6 +157,36 @@ static void test_rejections(void)
 	options_free(&o);
 }
 
+/* --compare[=MODES]: plain is soft and hw (0); sampling's knobs come with its mode. */
+static void test_compare_modes(void)
+{
+	struct options o;
+	char msg[512];
+
+	CHECK(PARSE(&o, msg, "--compare") == 0);
+	CHECK(o.compare && o.compare_modes == 0);
+	options_free(&o);
+	CHECK(PARSE(&o, msg, "--compare=sample,soft,hw", "--sample-only=test_kernel_*",
+		    "--sample-delay=0") == 0);
+	CHECK(o.compare && o.compare_modes == COMPARE_ALL_MODES && !o.watch_sample);
+	CHECK(o.sample_only && strcmp(o.sample_only, "test_kernel_*") == 0);
+	CHECK(o.sample_delay_given && o.sample_delay_ms == 0);
+	options_free(&o);
+	CHECK(PARSE(&o, msg, "--compare=hw") == 0);
+	CHECK(o.compare_modes == COMPARE_BIT(COMPARE_HW));
+	options_free(&o);
+	expect_rejected(PARSE(&o, msg, "--compare=all"), msg,
+			"--compare=all: give watch modes, each once, as a comma list of soft, hw "
+			"and sample");
+	expect_rejected(PARSE(&o, msg, "--compare="), msg, "--compare=: give watch modes");
+	expect_rejected(PARSE(&o, msg, "--compare=soft,soft"), msg, "each once");
+	expect_rejected(PARSE(&o, msg, "--compare=soft,,hw"), msg, "give watch modes");
+	expect_rejected(PARSE(&o, msg, "--compare=soft,hw", "--sample-period=5"), msg,
+			"--sample-*: only with --watch=sample or --compare=...,sample");
+	expect_rejected(PARSE(&o, msg, "--compare=sample", "--watch=sample"), msg,
+			"--watch: --compare runs both modes itself");
+}
+
 /* --disk=IMAGE[,ro]: the flag comes off the path; a comma elsewhere stays in it. */
 static void test_disk(void)
 {
@@ -183,5 +214,6 @@ int main(void)
 	test_sizes();
 	test_rejections();
 	test_disk();
+	test_compare_modes();
 	return check_exit_status("test-options");
 }

@@ -315,6 +315,69 @@ static void test_races_iteration(void)
 	fclose(text);
 }
 
+/*
+ * A sampling run of a kernel with KCSAN in it: KCSAN's own report of a
+ * race and the sampler's of the same race share one signature, but only
+ * the sampler's count as sampled (what --compare's sample column shows).
+ */
+static void test_sampled_apart(void)
+{
+	FILE *text = tmpfile();
+	struct report_log *log = new_log(text, NULL, 0, 0);
+	struct csan_hc_report own = sample_race(), two = sample_race(), one = sample_race();
+	struct seen s = { 0 };
+
+	/* The sampler's two-sided report: a debug register saw side 0. */
+	two.side[0].mechanism = CSAN_MECH_HW_DEBUGREG;
+	two.side[1].mechanism = CSAN_MECH_SAMPLING;
+	/* Its one-sided one: the value changed, nothing trapped. */
+	one.kind = CSAN_REPORT_UNKNOWN_ORIGIN;
+	one.nsides = 1;
+	one.side[0] = one.side[1];
+	one.side[0].mechanism = CSAN_MECH_SAMPLING;
+	one.side[0].flags = 0;
+	memset(&one.side[1], 0, sizeof(one.side[1]));
+	own.side[1].mechanism = CSAN_MECH_SOFT_WATCH;
+	submit_at(log, 100, &own);
+	submit_at(log, 400, &two);
+	submit_at(log, 900, &two);
+	submit_at(log, 1200, &one);
+	CHECK_EQ_U64(report_log_races(log, collect, &s), 0);
+	CHECK_EQ_U64(s.n, 2);
+	CHECK(strcmp(s.sig[0], "data-race:reader/writer") == 0);
+	CHECK_EQ_U64(s.race[0].count, 3);
+	CHECK_EQ_U64(s.race[0].sampled_count, 2);
+	CHECK(s.race[0].first_seen > 0.099 && s.race[0].first_seen < 0.101);
+	CHECK(s.race[0].sampled_first_seen > 0.399 && s.race[0].sampled_first_seen < 0.401);
+	/* KCSAN's own soft watchpoint is not what the sampler saw the other side with. */
+	CHECK_EQ_U64(s.race[0].other_mechanisms,
+		     (1u << CSAN_MECH_SOFT_WATCH) | (1u << CSAN_MECH_HW_DEBUGREG));
+	CHECK_EQ_U64(s.race[0].sampled_other_mechanisms, 1u << CSAN_MECH_HW_DEBUGREG);
+	CHECK_EQ_U64(s.race[1].count, 1);
+	CHECK_EQ_U64(s.race[1].sampled_count, 1);
+	CHECK_EQ_U64(s.race[1].sampled_other_mechanisms, 0);
+	report_log_free(log);
+
+	/*
+	 * Rate-limited apart: KCSAN's report does not hold the sampler's back
+	 * (nor the other way), each stream once per interval.
+	 */
+	log = new_log(text, NULL, 3000, 0);
+	CHECK_EQ_U64(submit_at(log, 100, &own), 1);
+	CHECK_EQ_U64(submit_at(log, 400, &two), 1);
+	CHECK_EQ_U64(submit_at(log, 900, &two), 0);
+	CHECK_EQ_U64(submit_at(log, 1000, &own), 0);
+	CHECK_EQ_U64(submit_at(log, 3200, &own), 1);
+	CHECK_EQ_U64(submit_at(log, 3300, &two), 0);
+	CHECK_EQ_U64(submit_at(log, 3400, &two), 1);
+	s.n = 0;
+	CHECK_EQ_U64(report_log_races(log, collect, &s), 0);
+	CHECK_EQ_U64(s.race[0].count, 7);
+	CHECK_EQ_U64(s.race[0].sampled_count, 4);
+	report_log_free(log);
+	fclose(text);
+}
+
 static void test_mech_names(void)
 {
 	char buf[64];
@@ -419,6 +482,7 @@ int main(void)
 	test_bounded();
 	test_empty();
 	test_races_iteration();
+	test_sampled_apart();
 	test_mech_names();
 	test_sample_mode();
 	test_threads(0);

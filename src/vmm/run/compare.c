@@ -1,4 +1,5 @@
-/* compare.c: csan-vmm --compare: the same guest in soft and in hw mode. */
+/* compare.c: csan-vmm --compare: the same guest in soft and in hw mode (and sampled, when asked).
+ */
 #include "config.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include "vmm/run/options.h"
 #include "vmm/run/verdict.h"
 #include "vmm/kvm/probe.h"
+#include "vmm/guest/profile.h"
 #include "watch/report_log.h"
 
 /* The two output files, opened before any run so a bad path costs no guest time. */
@@ -99,6 +101,7 @@ static int run_one(struct compare_table *t, size_t si, enum compare_mode mode,
 		.o = o,
 		.scenario = strcmp(s->name, COMPARE_DEFAULT_SCENARIO) ? s->name : NULL,
 		.watch_hw = mode == COMPARE_HW,
+		.watch_sample = mode == COMPARE_SAMPLE,
 		.hw_known = true,
 		.hw_unavailable = t->hw_available ? NULL : t->hw_note,
 		.report_json = report_json,
@@ -106,8 +109,7 @@ static int run_one(struct compare_table *t, size_t si, enum compare_mode mode,
 	struct guest_run_result res;
 
 	if (!o->quiet)
-		log_error("--compare: scenario %s in %s mode", s->name,
-			  mode == COMPARE_HW ? "hw" : "soft");
+		log_error("--compare: scenario %s in %s mode", s->name, compare_mode_name(mode));
 	run->status = guest_run(g, &ro, &res);
 	run->ran = res.ran;
 	run->wall_s = res.wall_s;
@@ -122,23 +124,74 @@ static int run_one(struct compare_table *t, size_t si, enum compare_mode mode,
 	return run->status;
 }
 
+int compare_check(const struct options *o, const struct elf_guest *g)
+{
+	const unsigned others = o->compare_modes & ~COMPARE_BIT(COMPARE_SAMPLE);
+	const struct guest_profile *prof;
+	char why[256], modes[32], rest[32];
+
+	if (!(o->compare_modes & COMPARE_BIT(COMPARE_SAMPLE)))
+		return 0;
+	compare_modes_format(o->compare_modes, ",", modes, sizeof(modes));
+	/* A profile that cannot be picked is said by the run, as without sampling. */
+	prof = guest_profile_pick(g, o->guest_kind, why, sizeof(why));
+	if (prof && prof != &linux_profile) {
+		log_error("--compare=%s: sampling is for a Linux kernel; the %s guest %s has soft "
+			  "watchpoints of its own: --compare=%s",
+			  modes, prof->name, g->path,
+			  compare_modes_format(others ? others : COMPARE_DEFAULT_MODES, ",", rest,
+					       sizeof(rest)));
+		return -EINVAL;
+	}
+	if (prof && !g->sym_path) {
+		log_error("--compare=%s: sampling draws its sites from the kernel's vmlinux, and "
+			  "%s has none: give --vmlinux=PATH",
+			  modes, g->path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Which modes run here: said on stderr when hw and sample must be left out. */
+static int pick_modes(struct compare_table *t)
+{
+	unsigned out;
+	char names[32];
+
+	t->hw_available = probe_data_watchpoints(t->hw_note, sizeof(t->hw_note)) == 1;
+	out = compare_table_modes(t) & ~compare_table_shown(t);
+	if (!out)
+		return 0;
+	if (!compare_table_shown(t)) {
+		log_error("--compare: nothing to run here: %s", t->hw_note);
+		return -ENOTSUP;
+	}
+	compare_modes_format(out, " and ", names, sizeof(names));
+	log_error("--compare: %s mode%s left out, soft mode only: %s", names,
+		  compare_modes_count(out) == 1 ? "" : "s", t->hw_note);
+	return 0;
+}
+
 int compare_run(const struct options *o, struct elf_guest *g)
 {
-	struct compare_table t = { .seed = o->seed, .timeout_s = o->timeout_s, .cpus = o->cpus };
+	struct compare_table t = {
+		.seed = o->seed,
+		.timeout_s = o->timeout_s,
+		.cpus = o->cpus,
+		.modes = o->compare_modes,
+	};
 	struct compare_files cf = { 0 };
 	int status = EXIT_USAGE, m;
 	size_t i;
 
-	if (add_scenarios(&t, o, g) || files_open(&cf, o))
+	if (compare_check(o, g) || add_scenarios(&t, o, g) || files_open(&cf, o) || pick_modes(&t))
 		goto out;
-	t.hw_available = probe_data_watchpoints(t.hw_note, sizeof(t.hw_note)) == 1;
-	if (!t.hw_available)
-		log_error("--compare: hw mode left out, soft mode only: %s", t.hw_note);
 	for (i = 0; i < t.nscenarios; i++)
-		for (m = 0; m < (t.hw_available ? COMPARE_NMODES : 1); m++)
+		for_each_mode (m, compare_table_shown(&t)) {
 			if (run_one(&t, i, (enum compare_mode)m, o, g, cf.report_json) ==
 			    EXIT_INTERRUPTED)
 				goto stopped;
+		}
 stopped:
 	if (compare_table_pair_one_sided(&t))
 		log_error("--compare: out of memory; one-sided reports are not paired with the "

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "vmm/image/kernel_image.h"
+#include "vmm/run/compare_modes.h"
 #include "vmm/run/emulated_args.h"
 #include "vmm/guest/linux/linux_guest.h"
 
@@ -151,8 +152,14 @@ static void add_inner_options(struct argv_builder *b, const struct options *o,
 		add(b, "--sample-only=%s", o->sample_only);
 	if (in->nmodules)
 		add(b, "--modules=" EMU_MODULES_DIR);
-	if (o->compare)
+	if (o->compare && o->compare_modes) {
+		char modes[32];
+
+		add(b, "--compare=%s",
+		    compare_modes_format(o->compare_modes, ",", modes, sizeof(modes)));
+	} else if (o->compare) {
 		add(b, "--compare");
+	}
 	if (o->compare_json)
 		add(b, "--compare-json=" EMU_COMPARE_JSON);
 	/* Our terminal's keys arrive on the inner one's standard input. */

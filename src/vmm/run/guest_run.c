@@ -71,7 +71,7 @@ struct pipeline {
 /* The watch mode a run starts in, as reports, the start line and the JSON say it. */
 static const char *watch_mode_word(const struct guest_run_opts *ro)
 {
-	return ro->o->watch_sample ? "sample" : ro->watch_hw ? "hw" : "soft";
+	return ro->watch_sample ? "sample" : ro->watch_hw ? "hw" : "soft";
 }
 
 static void note_modules(void *ctx, const char *msg)
@@ -458,7 +458,7 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 		log_error("--watch=hw: %s", why);
 		goto out;
 	}
-	if (o->watch_sample && start_sampling(vm, prof, o))
+	if (ro->watch_sample && start_sampling(vm, prof, o))
 		goto out;
 	if ((control && control_server_start(control, vm, why, sizeof(why))) ||
 	    console_input_start(vm, STDIN_FILENO, o->console_escapes, &console_actions, &console,

@@ -18,6 +18,7 @@ struct guest_run_opts {
 	const struct options *o; /* vCPUs, memory, timeout, seed, --append, --quiet */
 	const char *scenario;	 /* told to the guest; NULL: the guest's own choice */
 	bool watch_hw;		 /* start in hardware-watchpoint mode (the caller probed) */
+	bool watch_sample;	 /* sample the kernel from the host (sample/; the caller probed) */
 	bool hw_known;		 /* the caller probed: hw_unavailable holds the finding */
 	const char *hw_unavailable; /* with hw_known: why hw mode cannot run; NULL: it can */
 	FILE *report_json;	 /* --report-json stream, shared by runs; NULL: none */

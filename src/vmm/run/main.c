@@ -44,7 +44,9 @@ static void list_scenarios(const struct elf_guest *g)
 /* One run, as the command line says; returns the exit status. */
 static int run_once(const struct options *o, struct elf_guest *g)
 {
-	struct guest_run_opts ro = { .o = o, .watch_hw = o->watch_hw };
+	struct guest_run_opts ro = { .o = o,
+				     .watch_hw = o->watch_hw,
+				     .watch_sample = o->watch_sample };
 	struct guest_run_result res;
 	char hw_why[WHY_LEN];
 	uint8_t *initrd = NULL;
@@ -124,6 +126,8 @@ static int run_emulated(const struct options *o, const struct elf_guest *g,
 	}
 	if (!(o->compare && o->scenario && strcmp(o->scenario, OPT_ALL_SCENARIOS) == 0) &&
 	    guest_run_pick_scenario(o, g, &scenario))
+		return EXIT_USAGE;
+	if (o->compare && compare_check(o, g))
 		return EXIT_USAGE;
 	/* The image goes to the emulated host as its QEMU's drive: check it opens here. */
 	if (run_disks_check(o, prof, true))

@@ -11,6 +11,7 @@
 
 #include "csan/abi.h"
 #include "vmm/base/log.h"
+#include "vmm/run/compare_modes.h"
 #include "vmm/run/control_cmd.h"
 #include "vmm/run/options.h"
 #include "vmm/guest/profile.h"
@@ -93,7 +94,7 @@ static const struct option long_options[] = {
 	{ "sample-delay", required_argument, NULL, OPTK_SAMPLE_DELAY },
 	{ "sample-period", required_argument, NULL, OPTK_SAMPLE_PERIOD },
 	{ "sample-only", required_argument, NULL, OPTK_SAMPLE_ONLY },
-	{ "compare", no_argument, NULL, OPTK_COMPARE },
+	{ "compare", optional_argument, NULL, OPTK_COMPARE },
 	{ "compare-json", required_argument, NULL, OPTK_COMPARE_JSON },
 	{ "control", required_argument, NULL, OPTK_CONTROL },
 	{ "send", required_argument, NULL, OPTK_SEND },
@@ -222,6 +223,11 @@ void options_usage(FILE *f)
 		"                        the hw/soft slowdown.  With --host=kvm on a host\n"
 		"                        that cannot do hw mode (see --probe) it says so\n"
 		"                        and runs soft only\n"
+		"      --compare=MODES   the same, once in each of MODES, a comma list of\n"
+		"                        soft, hw and sample (e.g. soft,hw,sample); sample:\n"
+		"                        a Linux kernel with its vmlinux, the --sample-*\n"
+		"                        knobs apply, and its column counts the sampler's\n"
+		"                        reports only, not the kernel's own KCSAN's\n"
 		"      --compare-json=FILE  also write the comparison to FILE as JSON\n"
 		"  -q, --quiet           print only the guest console, findings and the\n"
 		"                        closing summary line (no start line, no\n"
@@ -559,7 +565,15 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 						 "--sample-only='ext4_*,jbd2_*'");
 		o->sample_only = arg;
 		return 0;
-	case OPTK_COMPARE: o->compare = true; return 0;
+	case OPTK_COMPARE:
+		o->compare = true;
+		if (arg && compare_modes_parse(arg, &o->compare_modes))
+			return usage_error(errf,
+					   "--compare=%s: give watch modes, each once, as a "
+					   "comma list of soft, hw and sample (e.g. "
+					   "--compare=soft,hw,sample)",
+					   arg);
+		return 0;
 	case OPTK_COMPARE_JSON:
 		if (!arg[0])
 			return usage_error(errf, "--compare-json: give a file name");
@@ -628,10 +642,12 @@ static int check_combinations(struct options *o, FILE *errf)
 		return usage_error(errf, "--compare-json: only with --compare; add --compare");
 	if ((o->sample_breakpoints || o->sample_delay_given || o->sample_period_ms ||
 	     o->sample_only) &&
-	    !o->watch_sample)
-		return usage_error(errf, "--sample-*: only with --watch=sample; add it");
+	    !o->watch_sample && !(o->compare_modes & COMPARE_BIT(COMPARE_SAMPLE)))
+		return usage_error(errf, "--sample-*: only with --watch=sample or "
+					 "--compare=...,sample; add it");
 	if (o->compare && o->watch_given)
-		return usage_error(errf, "--watch: --compare runs both modes itself; drop --watch");
+		return usage_error(errf, "--watch: --compare runs both modes itself (or those "
+					 "--compare=MODES names); drop --watch");
 	if (o->workload.nadds && !o->workload.run)
 		return usage_error(errf, "--add: the files are for --run's command; add --run=CMD "
 					 "(--run=sh for a shell on the console)");
