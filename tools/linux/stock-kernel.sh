@@ -14,6 +14,7 @@
 #                      DWARF and symbols, for --vmlinux
 #   csan_race_test.ko  race-test/ and race-test-module/ built out of tree
 #                      against linux-headers-RELEASE (plain gcc, no KCSAN)
+#   src/               its sources, as its DWARF names them
 #   release            RELEASE and the package version
 # Nothing is installed: apt-get download and dpkg-deb -x, as
 # build-vmlinux.sh does.  The debug package is a 280 MB download; only its
@@ -30,7 +31,7 @@ racetest=$here/race-test
 racemod=$here/race-test-module
 quiet=0 release=
 # Bump when what this script makes changes.
-RECIPE=2
+RECIPE=5
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -154,12 +155,24 @@ obj-m += csan_race_test.o
 csan_race_test-y := csan_race_test_module.o csan_race_test_uninstr_module.o
 EOF
 say "building csan_race_test.ko against linux-headers-$release"
-make -C "$hdr" M="$work/mod" modules >"$work/mod/build.log" 2>&1 || {
+# Its DWARF names its sources where they are kept, beside it in src/
+# (the build's directory goes away), and the headers where the package
+# puts them (/usr/src/...).
+make -C "$hdr" M="$work/mod" \
+	KCFLAGS="-fdebug-prefix-map=$work/mod=$out/src -fdebug-prefix-map=$work/x/=/" \
+	modules >"$work/mod/build.log" 2>&1 || {
 	tail -n 20 "$work/mod/build.log" >&2
 	die "building csan_race_test.ko against linux-headers-$release failed"
 }
 cp "$work/mod/csan_race_test.ko" "$work/out/"
+mkdir "$work/out/src"
+cp "$work/mod"/*.c "$work/mod"/*.h "$work/mod/Kbuild" "$work/out/src/"
 echo "$release $version" >"$work/out/release"
 mv "$work/out" "$out" || die "cannot move the result to $out"
+# The same kernel fetched for an older race test or recipe is not needed
+# any more: 280 MB each.
+for old in "$cache/stock-$release-$version"-*; do
+	[ "$old" = "$out" ] || [ ! -d "$old" ] || rm -rf "$old"
+done
 say "Debian's $image $version and its race module are in $out"
 echo "$out"
