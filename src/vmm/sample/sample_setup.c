@@ -25,51 +25,6 @@
 /* Draws in a row that may find rewritten sites before a slot stays empty this time. */
 #define SAMPLE_REDRAWS 64
 
-/* --- the vmlinux's bytes and the guest's --------------------------------- */
-
-static const struct elf_segment *segment_of(const struct elf_guest *g, uint64_t va, uint64_t len)
-{
-	size_t i;
-
-	for (i = 0; g && i < g->nsegs; i++) {
-		const struct elf_segment *s = &g->segs[i];
-
-		if (va >= s->vaddr && va + len <= s->vaddr + s->filesz)
-			return s;
-	}
-	return NULL;
-}
-
-const uint8_t *sample_expected_bytes(struct sampler *sp, uint64_t va, unsigned len)
-{
-	const struct elf_guest *g = sp->vm->image;
-	const struct elf_segment *s = segment_of(g, va, len);
-
-	if (!s || !g->image || s->offset + (va - s->vaddr) + len > g->image_size)
-		return NULL;
-	return g->image + s->offset + (va - s->vaddr);
-}
-
-/*
- * Whether the @len bytes at link address @va are in guest memory what
- * they are in the vmlinux: the guest may have rewritten them (static
- * keys, text poking), and a site whose instruction is no longer the one
- * in the table must never get a code breakpoint, whose hit would compute
- * the address of another instruction's operand.  The guest's copy is
- * found by the physical KASLR offset; false when either is out of reach.
- */
-static bool site_in_place(struct sampler *sp, uint64_t va, unsigned len)
-{
-	const struct elf_guest *g = sp->vm->image;
-	const struct elf_segment *s = segment_of(g, va, len);
-	const uint8_t *want = sample_expected_bytes(sp, va, len), *have;
-
-	if (!want)
-		return false;
-	have = vm_gpa_to_hva(sp->vm, s->paddr + (va - s->vaddr) + (uint64_t)sp->phys_off, len);
-	return have && memcmp(have, want, len) == 0;
-}
-
 /* --- the running kernel -------------------------------------------------- */
 
 /*
@@ -96,7 +51,7 @@ static int find_running(struct vm *vm, struct vcpu *vcpu, void *ctx)
 	if (ioctl(vcpu->fd, KVM_GET_MSRS, &m) != 1 || !m.e.data)
 		return -1;
 	t = (struct kvm_translation){ .linear_address = m.e.data };
-	s = segment_of(sp->vm->image, sp->entry_syscall, 1);
+	s = sample_segment_of(sp->vm->image, sp->entry_syscall, 1);
 	if (ioctl(vcpu->fd, KVM_TRANSLATE, &t) < 0 || !t.valid || !s)
 		return -1;
 	sp->virt_off = (int64_t)(m.e.data - sp->entry_syscall);
@@ -132,8 +87,8 @@ static uint64_t draw_one(struct sampler *sp)
 
 		if (!s)
 			return 0;
-		if (!segment_of(sp->vm->image, s->addr, s->len) ||
-		    site_in_place(sp, s->addr, s->len))
+		if (!sample_segment_of(sp->vm->image, s->addr, s->len) ||
+		    sample_site_in_place(sp, s->addr, s->len))
 			return at;
 		sample_pool_retire(sp->pool, at);
 		sp->n.rewritten++;

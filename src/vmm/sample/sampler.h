@@ -97,8 +97,20 @@ void sample_modules_print(struct sampler *sp, const struct sample_counts *n, FIL
 
 /* sample_setup.c */
 
+struct elf_guest;
+struct elf_segment;
+
+/* sample_segment_of - @g's loaded segment holding [@va, @va + @len) of its file, or NULL. */
+const struct elf_segment *sample_segment_of(const struct elf_guest *g, uint64_t va, uint64_t len);
+
 /* sample_expected_bytes - the vmlinux's bytes at link address @va, @len long, or NULL. */
 const uint8_t *sample_expected_bytes(struct sampler *sp, uint64_t va, unsigned len);
+
+/*
+ * sample_site_in_place - whether the @len bytes at link address @va are
+ * in guest memory (found by the physical KASLR offset) the vmlinux's.
+ */
+bool sample_site_in_place(struct sampler *sp, uint64_t va, unsigned len);
 
 /* sample_hit.c */
 
