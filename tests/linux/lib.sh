@@ -194,3 +194,69 @@ expect_linux_backing() {
 	[ "$lb_reports" -le "$lb_hits" ] ||
 		fail "$lb_reports host reports from $lb_hits debug-register hits"
 }
+
+# expect_sample_plain_race FRAME_TAIL WHERE: the sampling reports on
+# stderr of a run of the race test's racy-plain case (race_test_plain_read
+# on cpu 0, race_test_plain_write on cpu 1, one u64), each on its own: at
+# least one has both sides, each in its function with a frame ending in
+# the regex FRAME_TAIL (the source file and line, after a module's
+# [name] where there is one), one seen by the host sampling breakpoint
+# and the other by a host debug register; every other is that race at
+# unknown origin, naming one of the two.  WHERE words the failure.
+# FRAME_TAIL reaches awk through its environment (-v would process its
+# backslashes, differently in mawk and gawk).
+expect_sample_plain_race() {
+	CSAN_FRAME_TAIL=$1 awk '
+	function frame(f) { return "^ " f "\\+0x[0-9a-f]+/0x[0-9a-f]+ " ENVIRON["CSAN_FRAME_TAIL"] }
+	function check(   i, n, two, one) {
+		if (!sampling)
+			return
+		nrep++
+		n = 0
+		for (i = 1; i <= nl; i++)
+			if (l[i] ~ / to 0x[0-9a-f]+ of 8 bytes by task [0-9]+ on cpu [0-9]+:$/)
+				acc[++n] = i
+		two = n == 2 &&
+			l[1] ~ /^BUG: KCSAN: data-race in race_test_plain_read \/ race_test_plain_write$/ &&
+			((l[acc[1]] ~ /^read to .* on cpu 0:$/ && l[acc[1] + 1] ~ frame("race_test_plain_read") &&
+			  l[acc[2]] ~ /^write to .* on cpu 1:$/ && l[acc[2] + 1] ~ frame("race_test_plain_write")) ||
+			 (l[acc[1]] ~ /^write to .* on cpu 1:$/ && l[acc[1] + 1] ~ frame("race_test_plain_write") &&
+			  l[acc[2]] ~ /^read to .* on cpu 0:$/ && l[acc[2] + 1] ~ frame("race_test_plain_read"))) &&
+			seen ~ /^Seen by: host debug register \((read|write)\), host sampling breakpoint \((read|write)\)$/
+		one = n == 1 &&
+			l[1] ~ /^BUG: KCSAN: data-race in race_test_plain_(read|write)\+0x[0-9a-f]+\/0x[0-9a-f]+$/ &&
+			l[acc[1]] ~ /^race at unknown origin, with (read|write) to / &&
+			seen ~ /^Seen by: host sampling breakpoint \((read|write)\)$/
+		if (two)
+			ntwo++
+		else if (!one) {
+			bad++
+			print "a sampling report of another shape:"
+			for (i = 1; i <= nl; i++)
+				print "    | " l[i]
+		}
+	}
+	BEGIN { rule = "=================================================================="; in_rep = 0 }
+	$0 == rule {
+		if (in_rep) { check(); in_rep = 0 } else { in_rep = 1; nl = 0; sampling = 0; seen = "" }
+		next
+	}
+	in_rep {
+		l[++nl] = $0
+		if ($0 ~ /^Seen by:/) { seen = $0; sampling = $0 ~ /host sampling breakpoint/ }
+	}
+	END {
+		printf "sampling reports: %d, with both sides: %d\n", nrep, ntwo
+		exit (bad || !ntwo) ? 1 : 0
+	}' "$err" ||
+		fail "no two-sided sampling report of race_test_plain_read / race_test_plain_write$2 on cpus 0 and 1, or one of another shape (above)"
+}
+
+# show_sample_report: for the log, the first report with both a host
+# debug register's side and a host sampling breakpoint's.
+show_sample_report() {
+	awk 'BEGIN { rule = "==================================================================" }
+		$0 == rule { if (in_rep) { in_rep = 0; if (two && !shown) { shown = 1; print rule; printf "%s", text; print rule } }
+			     else { in_rep = 1; text = ""; two = 0 } ; next }
+		in_rep { text = text $0 "\n"; if ($0 ~ /^Seen by: host debug register .*host sampling breakpoint/) two = 1 }' "$err"
+}

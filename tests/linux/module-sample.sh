@@ -57,55 +57,10 @@ echo "sampling: $1 armed, $2 hits, $3 watches, $4 trapped, $5 changed, $6 report
 [ "$7" = 0 ] || fail "$7 of the trapped accesses taken for marked ones: the race test's are plain"
 expect_err "^csan-vmm: sampling modules: [0-9]+ looks at the list, 1 modules sampled \\($msites sites\\), 0 reads that failed; "
 
-# The sampling reports, each on its own: the text between two rules.
-CSAN_SRC='kernel/csan-race-test/csan_race_test\.c' awk '
-	function frame(f) { return "^ " f "\\+0x[0-9a-f]+/0x[0-9a-f]+ \\[csan_race_test\\] .*" ENVIRON["CSAN_SRC"] ":[0-9]+$" }
-	function check(   i, n, two, one) {
-		if (!sampling)
-			return
-		nrep++
-		n = 0
-		for (i = 1; i <= nl; i++)
-			if (l[i] ~ / to 0x[0-9a-f]+ of 8 bytes by task [0-9]+ on cpu [0-9]+:$/)
-				acc[++n] = i
-		two = n == 2 &&
-			l[1] ~ /^BUG: KCSAN: data-race in race_test_plain_read \/ race_test_plain_write$/ &&
-			((l[acc[1]] ~ /^read to .* on cpu 0:$/ && l[acc[1] + 1] ~ frame("race_test_plain_read") &&
-			  l[acc[2]] ~ /^write to .* on cpu 1:$/ && l[acc[2] + 1] ~ frame("race_test_plain_write")) ||
-			 (l[acc[1]] ~ /^write to .* on cpu 1:$/ && l[acc[1] + 1] ~ frame("race_test_plain_write") &&
-			  l[acc[2]] ~ /^read to .* on cpu 0:$/ && l[acc[2] + 1] ~ frame("race_test_plain_read"))) &&
-			seen ~ /^Seen by: host debug register \((read|write)\), host sampling breakpoint \((read|write)\)$/
-		one = n == 1 &&
-			l[1] ~ /^BUG: KCSAN: data-race in race_test_plain_(read|write)\+0x[0-9a-f]+\/0x[0-9a-f]+$/ &&
-			l[acc[1]] ~ /^race at unknown origin, with (read|write) to / &&
-			seen ~ /^Seen by: host sampling breakpoint \((read|write)\)$/
-		if (two)
-			ntwo++
-		else if (!one) {
-			bad++
-			print "a sampling report of another shape:"
-			for (i = 1; i <= nl; i++)
-				print "    | " l[i]
-		}
-	}
-	BEGIN { rule = "=================================================================="; in_rep = 0 }
-	$0 == rule {
-		if (in_rep) { check(); in_rep = 0 } else { in_rep = 1; nl = 0; sampling = 0; seen = "" }
-		next
-	}
-	in_rep {
-		l[++nl] = $0
-		if ($0 ~ /^Seen by:/) { seen = $0; sampling = $0 ~ /host sampling breakpoint/ }
-	}
-	END {
-		printf "sampling reports: %d, with both sides: %d\n", nrep, ntwo
-		exit (bad || !ntwo) ? 1 : 0
-	}' "$err" || fail "no two-sided sampling report of race_test_plain_read / race_test_plain_write in the module on cpus 0 and 1, or one of another shape (above)"
+# The sampling reports, each on its own, their frames the module's.
+expect_sample_plain_race '\[csan_race_test\] .*kernel/csan-race-test/csan_race_test\.c:[0-9]+$' ' in the module'
 
 # For the log: the run's counters and its first two-sided sampling report.
 grep -E '^csan-vmm: (sampling|code breakpoints)' "$err"
-awk 'BEGIN { rule = "==================================================================" }
-	$0 == rule { if (in_rep) { in_rep = 0; if (sampling && !shown) { shown = 1; print rule; printf "%s", text; print rule } }
-		     else { in_rep = 1; text = ""; sampling = 0 } ; next }
-	in_rep { text = text $0 "\n"; if ($0 ~ /^Seen by: host debug register .*host sampling breakpoint/) sampling = 1 }' "$err"
+show_sample_report
 exit 0

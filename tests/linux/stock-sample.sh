@@ -51,49 +51,10 @@ echo "sampling: $1 sites, $2 armed, $3 hits, $4 watches, $5 trapped, $6 reports"
 [ "$2" -gt 0 ] && [ "$3" -gt 0 ] || fail "sampling did not run in the module: $2 breakpoints armed, $3 hits"
 [ "$5" -gt 0 ] || fail "no data watch caught the other side in $4 watches"
 
-# Each sampling report on its own, between two rules; a module frame is
+# Each sampling report on its own; a module frame is
 # "func+0xN/0xM [csan_race_test] path/csan_race_test.c:LINE".
-awk '
-	function frame(f) { return "^ " f "\\+0x[0-9a-f]+/0x[0-9a-f]+ \\[csan_race_test\\] .*csan_race_test\\.c:[0-9]+$" }
-	function check(   i, n) {
-		if (!sampling)
-			return
-		nrep++
-		n = 0
-		for (i = 1; i <= nl; i++)
-			if (l[i] ~ / to 0x[0-9a-f]+ of 8 bytes by task [0-9]+ on cpu [0-9]+:$/)
-				acc[++n] = i
-		if (n == 2 && l[1] ~ /^BUG: KCSAN: data-race in race_test_plain_read \/ race_test_plain_write$/ &&
-		    ((l[acc[1]] ~ /^read to .* on cpu 0:$/ && l[acc[1] + 1] ~ frame("race_test_plain_read") &&
-		      l[acc[2]] ~ /^write to .* on cpu 1:$/ && l[acc[2] + 1] ~ frame("race_test_plain_write")) ||
-		     (l[acc[1]] ~ /^write to .* on cpu 1:$/ && l[acc[1] + 1] ~ frame("race_test_plain_write") &&
-		      l[acc[2]] ~ /^read to .* on cpu 0:$/ && l[acc[2] + 1] ~ frame("race_test_plain_read"))) &&
-		    seen ~ /^Seen by: host debug register \((read|write)\), host sampling breakpoint \((read|write)\)$/)
-			ntwo++
-		else if (!(n == 1 && l[1] ~ /^BUG: KCSAN: data-race in race_test_plain_(read|write)\+0x[0-9a-f]+\/0x[0-9a-f]+$/)) {
-			bad++
-			print "a sampling report of another shape:"
-			for (i = 1; i <= nl; i++)
-				print "    | " l[i]
-		}
-	}
-	BEGIN { rule = "==================================================================" }
-	$0 == rule {
-		if (in_rep) { check(); in_rep = 0 } else { in_rep = 1; nl = 0; sampling = 0; seen = "" }
-		next
-	}
-	in_rep {
-		l[++nl] = $0
-		if ($0 ~ /^Seen by:/) { seen = $0; sampling = $0 ~ /host sampling breakpoint/ }
-	}
-	END {
-		printf "sampling reports: %d, with both sides: %d\n", nrep, ntwo
-		exit (bad || !ntwo) ? 1 : 0
-	}' "$err" || fail "no two-sided report of race_test_plain_read / race_test_plain_write in the module on cpus 0 and 1, or one of another shape (above)"
+expect_sample_plain_race '\[csan_race_test\] .*csan_race_test\.c:[0-9]+$' ' in the module'
 
 grep -E '^csan-vmm: (sampling|code breakpoints|hardware watches):' "$err"
-awk 'BEGIN { rule = "==================================================================" }
-	$0 == rule { if (in_rep) { in_rep = 0; if (two && !shown) { shown = 1; print rule; printf "%s", text; print rule } }
-		     else { in_rep = 1; text = ""; two = 0 } ; next }
-	in_rep { text = text $0 "\n"; if ($0 ~ /^Seen by: host debug register .*host sampling breakpoint/) two = 1 }' "$err"
+show_sample_report
 exit 0
