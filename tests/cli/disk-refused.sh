@@ -36,16 +36,25 @@ expect_err '^csan-vmm: --disk: only 1 disk per run; drop --disk='
 # an unprivileged user; root writes anything).
 truncate -s 1M "$work/ro.img"
 chmod 444 "$work/ro.img"
-as_user=""
+as_user="" vmm=$VMM guest=$GUEST
 if [ "$(id -u)" = 0 ]; then
 	command -v setpriv >/dev/null || skip "running as root without setpriv to drop privileges"
 	chmod 755 "$work"
 	as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
-	$as_user test -x "$VMM" || skip "the build tree cannot be read by user nobody"
+	# A build tree in a private directory (mktemp -d's 0700) is out of
+	# nobody's reach: the two files this run needs are copied beside the
+	# image.
+	if ! $as_user test -x "$VMM" || ! $as_user test -r "$GUEST"; then
+		vmm=$work/csan-vmm.copy guest=$work/guest.copy
+		cp "$VMM" "$vmm" && cp "$GUEST" "$guest" && chmod 755 "$vmm" && chmod 644 "$guest" ||
+			fail "cannot copy csan-vmm and the guest into $work"
+	fi
+	$as_user test -x "$vmm" || skip "user nobody cannot run $vmm"
 fi
 start=$(date +%s)
-$as_user "$VMM" --guest=linux --disk="$work/ro.img" "$GUEST" >"$out" 2>"$err"
+$as_user "$vmm" --guest=linux --disk="$work/ro.img" "$guest" >"$out" 2>"$err"
 rc=$?
+rm -f "$work/csan-vmm.copy" "$work/guest.copy"
 expect_rc 2
 expect_err "^csan-vmm: --disk: cannot open $work/ro.img for writing: Permission denied; make it writable, or add ,ro to attach it read-only\$"
 [ -z "$(ls -A "$work" | grep -v -e '^stdout$' -e '^stderr$' -e '\.img$')" ] || fail "files left behind: $(ls -A "$work")"
