@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -110,11 +111,18 @@ static char *read_cmd(void)
 /*
  * The child's side: a session of its own with the console as its
  * controlling terminal (so ^C from the host's terminal reaches CMD, not
- * PID 1), stdin/stdout/stderr on it, cwd /, then sh -c CMD.
+ * PID 1), stdin/stdout/stderr on it, cwd /, then sh -c CMD in a child of
+ * its own.  This process stays as the session's leader until CMD has
+ * ended and the console has sent all CMD wrote: when a session leader
+ * exits, the kernel hangs its controlling terminal up, and a hangup
+ * throws away what is still in the terminal's transmit buffer (seen: the
+ * tail of CMD's last line, cut after the UART's 16-byte FIFO load, in
+ * one run of two).  It exits with CMD's status as sh reports one.
  */
 static void exec_cmd(const char *cmd)
 {
-	int fd;
+	pid_t pid;
+	int fd, ws;
 
 	setsid();
 	fd = open("/dev/console", O_RDWR);
@@ -128,9 +136,29 @@ static void exec_cmd(const char *cmd)
 	}
 	if (chdir("/") < 0)
 		_exit(126);
-	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-	say("cannot run /bin/sh: %s", strerror(errno));
-	_exit(127);
+	/* ^C and ^\ are CMD's: the leader, in the same process group, stays. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	pid = fork();
+	if (pid < 0) {
+		say("fork: %s", strerror(errno));
+		_exit(126);
+	}
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		say("cannot run /bin/sh: %s", strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &ws, 0) < 0) {
+		if (errno != EINTR) {
+			say("wait: %s", strerror(errno));
+			_exit(126);
+		}
+	}
+	tcdrain(1);
+	_exit(WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : WEXITSTATUS(ws));
 }
 
 /*
