@@ -96,17 +96,21 @@ static bool read_module(const struct kmod_guest_layout *l, unwind_read_fn read, 
 	return true;
 }
 
-/* The guest's modules list into @out (at most KMOD_GUEST_MAX); the count. */
-static size_t walk_list(const struct kmod_guest_layout *l, unwind_read_fn read, void *ctx,
-			struct seen *out)
+/*
+ * The guest's modules list into @out (at most KMOD_GUEST_MAX); the count.
+ * The list head is the vmlinux's, where the guest runs it (@offset: KASLR).
+ */
+static size_t walk_list(const struct kmod_guest_layout *l, int64_t offset, unwind_read_fn read,
+			void *ctx, struct seen *out)
 {
+	const uint64_t head = l->modules + (uint64_t)offset;
 	uint64_t p;
 	size_t n = 0, steps;
 	bool unformed;
 
-	if (!read(ctx, l->modules, &p))
+	if (!read(ctx, head, &p))
 		return 0;
-	for (steps = 0; p != l->modules && steps < KMOD_GUEST_MAX; steps++) {
+	for (steps = 0; p != head && steps < KMOD_GUEST_MAX; steps++) {
 		if (!read_module(l, read, ctx, p - l->off_list, &out[n], &unformed))
 			break;
 		if (!unformed && out[n].base && out[n].name[0])
@@ -366,7 +370,7 @@ int kmod_refresh(struct sym *sym, unwind_read_fn read, void *ctx)
 		pthread_mutex_unlock(&k->lock);
 		return k->layout_state < 0 ? -ENOENT : -ENOMEM;
 	}
-	n = walk_list(&k->layout, read, ctx, seen);
+	n = walk_list(&k->layout, sym_image_offset(sym), read, ctx, seen);
 	for (i = 0; i < n; i++) {
 		bool same = false;
 		Dwfl_Module *m;

@@ -77,6 +77,7 @@ struct orc_table {
 	size_t n;
 	enum orc_format fmt;
 	uint64_t text_end; /* IPs at or above it have no entry */
+	int64_t offset;	   /* orc_set_offset(): where the guest runs the code */
 };
 
 static uint16_t le16(const unsigned char *p)
@@ -187,6 +188,12 @@ void orc_free(struct orc_table *t)
 	free(t);
 }
 
+void orc_set_offset(struct orc_table *t, int64_t offset)
+{
+	if (t)
+		__atomic_store_n(&t->offset, offset, __ATOMIC_RELEASE);
+}
+
 size_t orc_entries(const struct orc_table *t)
 {
 	return t ? t->n : 0;
@@ -197,6 +204,7 @@ static const struct orc_row *find_row(const struct orc_table *t, uint64_t ip)
 {
 	size_t lo = 0, hi = t->n;
 
+	ip -= (uint64_t)__atomic_load_n(&t->offset, __ATOMIC_ACQUIRE);
 	if (ip < t->rows[0].ip || ip >= t->text_end)
 		return NULL;
 	while (hi - lo > 1) {

@@ -64,6 +64,13 @@ enum orc_format orc_table_format(const struct orc_table *t);
 /* orc_free - release @t; NULL is a no-op. */
 void orc_free(struct orc_table *t);
 
+/*
+ * orc_set_offset - the guest runs @t's code @offset bytes from the
+ * addresses @t has (a kernel's KASLR offset): an IP is looked up that
+ * much lower.  The code moved as one block, so the entries still hold.
+ */
+void orc_set_offset(struct orc_table *t, int64_t offset);
+
 /* orc_entries - how many IPs @t describes. */
 size_t orc_entries(const struct orc_table *t);
 

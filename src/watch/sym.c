@@ -49,6 +49,8 @@ struct sym {
 	struct cu_table *cus;  /* each CU's functions by address, built as CUs are met */
 	struct symtab *symtab; /* the ELF's symbols by address and by name */
 	const char *anchor_symbol, *anchor_file; /* sym_set_source_anchor() */
+	uint64_t image_lo, image_hi; /* the ELF's loaded addresses (its Dwfl module's range) */
+	int64_t image_offset;	      /* sym_set_image_offset(): where the guest runs it */
 	void *mods; /* sym_set_modules() */
 	void (*mods_release)(void *);
 	bool (*mods_remap)(void *mods, uint64_t addr, uint64_t *host);
@@ -130,6 +132,7 @@ static int report_module(struct sym *sym, const char *path, char *why, size_t wh
 	}
 	sym->has_dwarf = dwfl_module_getdwarf(mod, &bias) != NULL;
 	sym->mod = mod;
+	dwfl_module_info(mod, NULL, &sym->image_lo, &sym->image_hi, NULL, NULL, NULL, NULL);
 	return 0;
 }
 
@@ -151,8 +154,34 @@ static void find_entry_text(struct sym *sym)
 	}
 }
 
+/*
+ * The ELF's address of the guest's @addr: under KASLR the kernel runs its
+ * image as one block moved by the offset, and an address in the moved
+ * block is looked up where the ELF has it.  Anything else (a module's
+ * text, where a module's own remap applies; an address before the offset
+ * is known) is the ELF's as it is.
+ */
+static uint64_t to_image(const struct sym *sym, uint64_t addr)
+{
+	int64_t off = __atomic_load_n(&sym->image_offset, __ATOMIC_ACQUIRE);
+	uint64_t link = addr - (uint64_t)off;
+
+	return off && link >= sym->image_lo && link < sym->image_hi ? link : addr;
+}
+
+void sym_set_image_offset(struct sym *sym, int64_t offset)
+{
+	__atomic_store_n(&sym->image_offset, offset, __ATOMIC_RELEASE);
+}
+
+int64_t sym_image_offset(const struct sym *sym)
+{
+	return __atomic_load_n(&sym->image_offset, __ATOMIC_ACQUIRE);
+}
+
 bool sym_in_entry_text(const struct sym *sym, uint64_t addr)
 {
+	addr = to_image(sym, addr);
 	return addr >= sym->entry_lo && addr < sym->entry_hi;
 }
 
@@ -295,7 +324,7 @@ int sym_source_file(struct sym *sym, uint64_t addr, char *out, size_t outlen)
 	size_t n;
 
 	pthread_mutex_lock(&sym->lock);
-	n = source_file_locked(sym, addr, out, outlen);
+	n = source_file_locked(sym, to_image(sym, addr), out, outlen);
 	pthread_mutex_unlock(&sym->lock);
 	return n ? 0 : -ENOENT;
 }
@@ -596,7 +625,9 @@ static int copy_out(const struct sym_frame *src, int n, struct sym_frame *dst, i
 	return max;
 }
 
-int sym_lookup(struct sym *sym, uint64_t addr, unsigned flags, struct sym_frame *frames, int max)
+/* sym_lookup at the ELF's address @addr. */
+static int lookup_image(struct sym *sym, uint64_t addr, unsigned flags, struct sym_frame *frames,
+			int max)
 {
 	struct sym_frame fr[SYM_MAX_FRAMES];
 	bool ret = flags & SYM_RETADDR;
@@ -604,8 +635,6 @@ int sym_lookup(struct sym *sym, uint64_t addr, unsigned flags, struct sym_frame 
 	struct sym_frame *copy;
 	int n;
 
-	if (max < 1)
-		return -EINVAL;
 	pthread_mutex_lock(&sym->lock);
 	sym->tick++;
 	if (!(flags & SYM_NOCACHE)) {
@@ -634,11 +663,25 @@ int sym_lookup(struct sym *sym, uint64_t addr, unsigned flags, struct sym_frame 
 	return copy_out(fr, n, frames, max);
 }
 
+int sym_lookup(struct sym *sym, uint64_t addr, unsigned flags, struct sym_frame *frames, int max)
+{
+	/* Cached by the ELF's address: the same answer whatever the offset. */
+	uint64_t at = to_image(sym, addr);
+	int i, n;
+
+	if (max < 1)
+		return -EINVAL;
+	n = lookup_image(sym, at, flags, frames, max);
+	for (i = 0; at != addr && i < n; i++)
+		frames[i].addr = addr;
+	return n;
+}
+
 int sym_function_at(struct sym *sym, uint64_t addr, uint64_t *start, uint64_t *size,
 		    const char **name)
 {
 	const char *found = NULL;
-	uint64_t at = addr;
+	uint64_t at = to_image(sym, addr);
 	Dwfl_Module *mod;
 
 	pthread_mutex_lock(&sym->lock);

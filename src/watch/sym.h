@@ -84,6 +84,18 @@ int sym_source_file(struct sym *sym, uint64_t addr, char *out, size_t outlen);
 const char *sym_source_root(struct sym *sym);
 
 /*
+ * sym_set_image_offset - the guest runs the ELF's image @offset bytes from
+ * its link address (a kernel's KASLR offset, found in the running guest):
+ * from now on an address in the moved image is looked up at the ELF's
+ * (sym_lookup, sym_function_at, sym_source_file, sym_in_entry_text).
+ * sym_addr_of still answers with the ELF's own addresses.
+ */
+void sym_set_image_offset(struct sym *sym, int64_t offset);
+
+/* sym_image_offset - what sym_set_image_offset set; 0 before. */
+int64_t sym_image_offset(const struct sym *sym);
+
+/*
  * sym_in_entry_text - is @addr interrupt entry code (between the symbols
  * __entry_text_start and __entry_text_end)?  False when the ELF has no
  * such symbols.

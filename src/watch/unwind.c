@@ -138,6 +138,12 @@ int unwind_new(struct sym *sym, struct unwinder **out, char *why, size_t whylen)
 	return 0;
 }
 
+void unwind_set_image_offset(struct unwinder *unw, int64_t offset)
+{
+	if (unw)
+		orc_set_offset(unw->orc, offset);
+}
+
 void unwind_free(struct unwinder *unw)
 {
 	if (unw)

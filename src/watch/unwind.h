@@ -50,6 +50,13 @@ struct unwind_info {
  */
 int unwind_new(struct sym *sym, struct unwinder **out, char *why, size_t whylen);
 
+/*
+ * unwind_set_image_offset - the guest runs the vmlinux @offset bytes from
+ * its link address (KASLR): its ORC entries are looked up that much lower.
+ * Set it on the sym too (sym_set_image_offset).
+ */
+void unwind_set_image_offset(struct unwinder *unw, int64_t offset);
+
 /* unwind_free - release @unw; NULL is a no-op. */
 void unwind_free(struct unwinder *unw);
 

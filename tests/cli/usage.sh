@@ -11,7 +11,7 @@ expect_rc 0
 for opt in --cpus --memory --append --scenario --timeout --seed --report-json --source-root --control \
 	--send --console-escapes --sandbox --watch --host --guest --vmlinux --modules --disk --run \
 	--add --initrd --compare --compare-json \
-	--sample-breakpoints --sample-delay --sample-period --sample-only \
+	--sample-breakpoints --sample-delay --sample-period --sample-only --kaslr \
 	--quiet --probe --version; do
 	# Listed as an option: at the start of its help line, then "=VALUE",
 	# a space or the end (--compare is not --compare-json).
@@ -54,6 +54,9 @@ bad "--compare-json: only with --compare" --compare-json=x.json
 bad "--watch: --compare runs both modes itself" --compare --watch=soft
 bad "--watch: --compare runs both modes itself" --compare --watch=sample
 bad "--sample-\*: only with --watch=sample" --sample-period=5
+bad "--kaslr: only with --watch=sample" --kaslr
+bad "--kaslr: only with --watch=sample" --watch=hw --kaslr
+bad "--kaslr: only with --watch=sample" --compare=soft,hw,sample --kaslr
 bad "--scenario=all: only with --compare" --scenario=all
 bad "--compare-json: give a file name" --compare --compare-json=
 

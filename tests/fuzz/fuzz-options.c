@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&o, 0, sizeof(o));
 	if (options_parse(argc, argv, &o, devnull) == 0 && o.action == OPT_RUN) {
 		/* What main builds next from an accepted command line. */
-		free(csan_profile.cmdline(o.scenario, o.seed, o.append));
+		free(csan_profile.cmdline(o.scenario, o.seed, o.append, o.kaslr));
 	}
 	options_free(&o);
 	free(copy);

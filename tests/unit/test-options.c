@@ -62,10 +62,10 @@ static void test_values(void)
 	CHECK(o.scenario && strcmp(o.scenario, "fault") == 0);
 	CHECK(o.guest_path && strcmp(o.guest_path, "k.elf") == 0);
 	CHECK(o.append && strcmp(o.append, "timer_hz=100 x=1") == 0);
-	cmd = csan_profile.cmdline(o.scenario, o.seed, o.append);
+	cmd = csan_profile.cmdline(o.scenario, o.seed, o.append, false);
 	CHECK(cmd && strcmp(cmd, "scenario=fault seed=16 timer_hz=100 x=1") == 0);
 	free(cmd);
-	cmd = csan_profile.cmdline(NULL, o.seed, o.append);
+	cmd = csan_profile.cmdline(NULL, o.seed, o.append, false);
 	CHECK(cmd && strcmp(cmd, "seed=16 timer_hz=100 x=1") == 0);
 	free(cmd);
 	options_free(&o);
@@ -207,6 +207,38 @@ static void test_disk(void)
 	options_free(&o);
 }
 
+/* --kaslr: sampling only; Linux's command line then has no nokaslr. */
+static void test_kaslr(void)
+{
+	struct options o;
+	char msg[512], *cmd;
+
+	CHECK(PARSE(&o, msg, "--watch=sample", "--kaslr", "bzImage") == 0 && o.kaslr);
+	options_free(&o);
+	CHECK(PARSE(&o, msg, "--kaslr", "bzImage") != 0);
+	CHECK(strstr(msg, "--kaslr: only with --watch=sample") != NULL);
+	CHECK(PARSE(&o, msg, "--watch=hw", "--kaslr", "bzImage") != 0);
+	CHECK(PARSE(&o, msg, "--compare=soft,hw,sample", "--kaslr", "bzImage") != 0);
+	CHECK(strstr(msg, "--kaslr: only with --watch=sample") != NULL);
+
+	cmd = linux_profile.cmdline(NULL, 1, NULL, false);
+	CHECK(cmd && strcmp(cmd, "console=ttyS0 nokaslr") == 0);
+	free(cmd);
+	cmd = linux_profile.cmdline(NULL, 1, NULL, true);
+	CHECK(cmd && strcmp(cmd, "console=ttyS0") == 0);
+	free(cmd);
+	cmd = linux_profile.cmdline(NULL, 1, "quiet", true);
+	CHECK(cmd && strcmp(cmd, "console=ttyS0 quiet") == 0);
+	free(cmd);
+	cmd = linux_profile.cmdline(NULL, 1, "console=hvc0 quiet", false);
+	CHECK(cmd && strcmp(cmd, "nokaslr console=hvc0 quiet") == 0);
+	free(cmd);
+	cmd = linux_profile.cmdline(NULL, 1, "console=hvc0 quiet", true);
+	CHECK(cmd && strcmp(cmd, "console=hvc0 quiet") == 0);
+	free(cmd);
+	CHECK(linux_profile.takes_kaslr && !csan_profile.takes_kaslr);
+}
+
 int main(void)
 {
 	test_defaults();
@@ -215,5 +247,6 @@ int main(void)
 	test_rejections();
 	test_disk();
 	test_compare_modes();
+	test_kaslr();
 	return check_exit_status("test-options");
 }

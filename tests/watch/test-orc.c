@@ -258,6 +258,12 @@ static void test_walks(struct orc_table *t)
 	}
 	CHECK(!orc_covers(t, TEXT_END + 0x10000));
 	CHECK(orc_covers(t, TASKFN + 3));
+	/* Moved as one block (KASLR): looked up the offset lower. */
+	orc_set_offset(t, 0x1000000);
+	CHECK(orc_covers(t, TASKFN + 3 + 0x1000000));
+	CHECK(!orc_covers(t, TEXT_END + 0x10000 + 0x1000000));
+	orc_set_offset(t, 0);
+	CHECK(orc_covers(t, TASKFN + 3));
 }
 
 /* The newer layout (.orc_header kernels): type:3 with an explicit end type. */

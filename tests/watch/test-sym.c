@@ -237,6 +237,44 @@ static void test_addr_of(struct sym *sym)
 	CHECK(sym_addr_of(sym, "", 0, &addr, NULL) == -ENOENT);
 }
 
+/*
+ * A moved image (KASLR): the guest's addresses, the offset higher, find
+ * the ELF's answers, in the guest's terms; what lies outside the moved
+ * image (a module, say) is not moved back.
+ */
+static void test_image_offset(struct sym *sym)
+{
+	const int64_t off = 0x200000;
+	struct sym_frame fr[SYM_MAX_FRAMES], at_elf[SYM_MAX_FRAMES];
+	uint64_t start = 0, size = 0;
+	const char *name = NULL;
+	int n;
+
+	CHECK(sym_image_offset(sym) == 0);
+	n = sym_lookup(sym, 0x40101e, 0, at_elf, SYM_MAX_FRAMES);
+	CHECK(n >= 1);
+	sym_set_image_offset(sym, off);
+	CHECK(sym_image_offset(sym) == off);
+	CHECK(sym_function_at(sym, 0x40101e + off, &start, &size, &name) == 0);
+	CHECK_EQ_U64(start, 0x401010 + off);
+	CHECK_EQ_U64(size, 0x20);
+	CHECK(streq(name, "leaf"));
+	CHECK(sym_lookup(sym, 0x40101e + off, 0, fr, SYM_MAX_FRAMES) == n);
+	for (int i = 0; i < n && n <= SYM_MAX_FRAMES; i++) {
+		CHECK(streq(fr[i].func, at_elf[i].func));
+		CHECK(fr[i].line == at_elf[i].line);
+		CHECK_EQ_U64(fr[i].addr, 0x40101e + off);
+	}
+	/* The ELF's own address is no longer the image's: nothing runs there. */
+	CHECK(sym_function_at(sym, 0x40101e - off, &start, &size, &name) == -ENOENT);
+	/* Names still answer with the ELF's addresses. */
+	CHECK(sym_addr_of(sym, "leaf", 0x20, &start, NULL) == 0);
+	CHECK_EQ_U64(start, 0x401010);
+	sym_set_image_offset(sym, 0);
+	CHECK(sym_function_at(sym, 0x40101e, &start, &size, &name) == 0);
+	CHECK_EQ_U64(start, 0x401010);
+}
+
 static void test_open_errors(void)
 {
 	char why[256], tmp[] = "/tmp/csan-test-sym-XXXXXX";
@@ -281,6 +319,7 @@ int main(void)
 	test_cache(sym);
 	test_function_at(sym);
 	test_addr_of(sym);
+	test_image_offset(sym);
 	test_open_errors();
 	sym_close(sym);
 	return check_exit_status("test-sym");

@@ -81,11 +81,18 @@ struct guest_profile {
 	bool takes_virtio_mmio;
 
 	/*
-	 * The guest command line (malloc'd), or NULL when out of memory: for
-	 * @scenario (NULL: none chosen), the run's @seed, and the user's
-	 * --append (NULL: none).
+	 * The guest can place itself at random (Linux's KASLR), which
+	 * --kaslr lets it do; run/ refuses --kaslr for a guest that cannot.
 	 */
-	char *(*cmdline)(const char *scenario, uint64_t seed, const char *append);
+	bool takes_kaslr;
+
+	/*
+	 * The guest command line (malloc'd), or NULL when out of memory: for
+	 * @scenario (NULL: none chosen), the run's @seed, the user's --append
+	 * (NULL: none), and whether the guest may place itself at random
+	 * (--kaslr; only where takes_kaslr).
+	 */
+	char *(*cmdline)(const char *scenario, uint64_t seed, const char *append, bool kaslr);
 
 	/*
 	 * How this kind of guest's reports are logged: words and rate limit

@@ -150,6 +150,8 @@ static void add_inner_options(struct argv_builder *b, const struct options *o,
 		add(b, "--sample-period=%u", o->sample_period_ms);
 	if (o->sample_only)
 		add(b, "--sample-only=%s", o->sample_only);
+	if (o->kaslr)
+		add(b, "--kaslr");
 	if (in->nmodules)
 		add(b, "--modules=" EMU_MODULES_DIR);
 	if (o->compare && o->compare_modes) {

@@ -154,11 +154,11 @@ static char *run_cmdline(const struct guest_profile *prof, const struct guest_ru
 	char *append = NULL, *cmdline;
 
 	if (!o->workload.run)
-		return prof->cmdline(ro->scenario, o->seed, user_append);
+		return prof->cmdline(ro->scenario, o->seed, user_append, o->kaslr);
 	if (asprintf(&append, "%s%s" WORKLOAD_CMDLINE, user_append ? user_append : "",
 		     user_append ? " " : "") < 0)
 		return NULL;
-	cmdline = prof->cmdline(ro->scenario, o->seed, append);
+	cmdline = prof->cmdline(ro->scenario, o->seed, append, o->kaslr);
 	free(append);
 	return cmdline;
 }
@@ -422,6 +422,11 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 	prof = guest_profile_pick(g, o->guest_kind, why, sizeof(why));
 	if (!prof) {
 		log_error("%s", why);
+		goto out;
+	}
+	if (o->kaslr && !prof->takes_kaslr) {
+		log_error("--kaslr: a %s guest does not place itself at random; drop --kaslr",
+			  prof->name);
 		goto out;
 	}
 	if (prof->default_mem_bytes && !o->mem_given)

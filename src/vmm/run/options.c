@@ -64,6 +64,7 @@ enum {
 	OPTK_SAMPLE_DELAY,
 	OPTK_SAMPLE_PERIOD,
 	OPTK_SAMPLE_ONLY,
+	OPTK_KASLR,
 };
 
 /*
@@ -94,6 +95,7 @@ static const struct option long_options[] = {
 	{ "sample-delay", required_argument, NULL, OPTK_SAMPLE_DELAY },
 	{ "sample-period", required_argument, NULL, OPTK_SAMPLE_PERIOD },
 	{ "sample-only", required_argument, NULL, OPTK_SAMPLE_ONLY },
+	{ "kaslr", no_argument, NULL, OPTK_KASLR },
 	{ "compare", optional_argument, NULL, OPTK_COMPARE },
 	{ "compare-json", required_argument, NULL, OPTK_COMPARE_JSON },
 	{ "control", required_argument, NULL, OPTK_CONTROL },
@@ -196,6 +198,10 @@ void options_usage(FILE *f)
 		"      --sample-only=PATTERN[,PATTERN...]  sample only the functions whose\n"
 		"                        names match a shell PATTERN (e.g. 'ext4_*'), in\n"
 		"                        the vmlinux or in modules as they load\n"
+		"      --kaslr           with --watch=sample: let a Linux kernel built with\n"
+		"                        RANDOMIZE_BASE place itself at random (csan-vmm\n"
+		"                        otherwise adds nokaslr); the offset is found in\n"
+		"                        the running guest\n"
 		"      --control=PATH    serve run-time commands (watch hw|soft|sample, stats,\n"
 		"                        get/set KNOB, quit) on UNIX socket PATH\n"
 		"      --send=COMMAND    with --control=PATH: send COMMAND to the\n"
@@ -625,6 +631,7 @@ static int parse_one(int c, const char *arg, struct options *o, FILE *errf)
 		o->workload.initrd = arg;
 		return 0;
 	case OPTK_WORKLOAD_IN_INITRD: o->workload.prebuilt = true; return 0;
+	case OPTK_KASLR: o->kaslr = true; return 0;
 	case 'q': o->quiet = true; return 0;
 	case 'h': o->action = OPT_HELP; return 0;
 	case OPTK_VERSION: o->action = OPT_VERSION; return 0;
@@ -645,6 +652,14 @@ static int check_combinations(struct options *o, FILE *errf)
 	    !o->watch_sample && !(o->compare_modes & COMPARE_BIT(COMPARE_SAMPLE)))
 		return usage_error(errf, "--sample-*: only with --watch=sample or "
 					 "--compare=...,sample; add it");
+	/*
+	 * hw mode plants its traps in KCSAN's code at the vmlinux's addresses,
+	 * and soft mode's reports are read against them: only sampling finds
+	 * where a kernel moved itself.
+	 */
+	if (o->kaslr && (o->compare || !o->watch_sample))
+		return usage_error(errf, "--kaslr: only with --watch=sample (soft and hw mode, and "
+					 "so --compare, need the kernel at its link address)");
 	if (o->compare && o->watch_given)
 		return usage_error(errf, "--watch: --compare runs both modes itself (or those "
 					 "--compare=MODES names); drop --watch");

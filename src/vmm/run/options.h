@@ -69,6 +69,7 @@ struct options {
 	unsigned sample_breakpoints, sample_delay_ms, sample_period_ms;
 	bool sample_delay_given;
 	const char *sample_only;  /* --sample-only=PATTERN[,PATTERN...], NULL: every site */
+	bool kaslr;		  /* --kaslr: no nokaslr on a Linux command line */
 	bool compare;		  /* --compare: the same guest in several watch modes */
 	unsigned compare_modes;	  /* --compare=MODES as COMPARE_BIT set; 0: soft and hw */
 	const char *compare_json; /* --compare-json=FILE, NULL when not given */

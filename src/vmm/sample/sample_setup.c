@@ -18,6 +18,7 @@
 #include "vmm/kvm/vm.h"
 #include "vmm/sample/sampler.h"
 #include "watch/sym.h"
+#include "watch/unwind.h"
 
 /* MSR_LSTAR: the 64-bit SYSCALL entry point (SDM Vol. 4, table 2-2). */
 #define MSR_LSTAR 0xc0000082u
@@ -59,6 +60,10 @@ static int find_running(struct vm *vm, struct vcpu *vcpu, void *ctx)
 	pthread_mutex_lock(&sp->lock);
 	sample_pool_set_offset(sp->pool, sp->virt_off);
 	pthread_mutex_unlock(&sp->lock);
+	/* Reports, stacks and the module list read the moved image from now on. */
+	if (sp->vm->sym)
+		sym_set_image_offset(sp->vm->sym, sp->virt_off);
+	unwind_set_image_offset(sp->vm->unw, sp->virt_off);
 	if (sp->virt_off || sp->phys_off)
 		log_error("sampling: the kernel runs %+" PRId64 " bytes from its link address "
 			  "(KASLR; %+" PRId64 " physical), from MSR_LSTAR",

@@ -59,19 +59,21 @@ static struct linux_state *state(struct vm *vm)
 	return vm->profile_state;
 }
 
-static char *linux_cmdline(const char *scenario, uint64_t seed, const char *a)
+static char *linux_cmdline(const char *scenario, uint64_t seed, const char *a, bool kaslr)
 {
+	bool console = a && strstr(a, "console=");
+	const char *ours = console ? (kaslr ? "" : LINUX_NOKASLR)
+				   : (kaslr ? LINUX_CONSOLE : LINUX_DEFAULT_CMDLINE);
 	char *s = NULL;
 
 	(void)scenario; /* Linux has none: guest_run refuses --scenario for it */
 	(void)seed;	/* nor a seed: KCSAN's randomness is its own */
 	/*
-	 * A console= of the user's own replaces ours.  nokaslr always: hw mode
-	 * plants its traps at the vmlinux's addresses, and a report's frames
-	 * are read against them (a kaslr of the user's own, later, wins).
+	 * A console= of the user's own replaces ours.  nokaslr unless
+	 * --kaslr (sampling only): hw mode plants its traps at the vmlinux's
+	 * addresses, and soft mode's report frames are read against them.
 	 */
-	if (asprintf(&s, "%s%s%s", a && strstr(a, "console=") ? LINUX_NOKASLR : LINUX_DEFAULT_CMDLINE,
-		     a ? " " : "", a ? a : "") < 0)
+	if (asprintf(&s, "%s%s%s", ours, ours[0] && a ? " " : "", a ? a : "") < 0)
 		return NULL;
 	return s;
 }
@@ -489,6 +491,7 @@ const struct guest_profile linux_profile = {
 	.unfit_for_pvm = "a Linux guest does not run on this KVM (kvm_pvm emulates kernel code and "
 			 "stops at XRSTOR, CLAC, POPCNT and others)",
 	.takes_virtio_mmio = true, /* CONFIG_VIRTIO_MMIO_CMDLINE_DEVICES */
+	.takes_kaslr = true,	   /* CONFIG_RANDOMIZE_BASE, booted from a bzImage */
 	.cmdline = linux_cmdline,
 	.report_log_opts = linux_report_log_opts,
 	.source_root = linux_source_root,

@@ -15,7 +15,8 @@ struct linux_watch;
 
 /* The default command line before --append: the console on the 16550. */
 #define LINUX_NOKASLR	      "nokaslr"
-#define LINUX_DEFAULT_CMDLINE "console=ttyS0 " LINUX_NOKASLR
+#define LINUX_CONSOLE	      "console=ttyS0"
+#define LINUX_DEFAULT_CMDLINE LINUX_CONSOLE " " LINUX_NOKASLR
 
 /* Linux's panic() lines (kernel/panic.c): the first and the last. */
 #define LINUX_PANIC_PREFIX "Kernel panic - not syncing"
