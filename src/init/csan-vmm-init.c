@@ -109,6 +109,22 @@ static char *read_cmd(void)
 }
 
 /*
+ * Signals CMD's session leader leaves to CMD: what the terminal sends its
+ * process group (^C, ^\, ^Z, a hangup), what "kill 0" in CMD sends to
+ * it, and the stop a background group gets at tcsetpgrp.  The leader
+ * ignores them; CMD gets them back at their defaults.
+ */
+static const int leader_ignores[] = { SIGINT, SIGQUIT, SIGTSTP, SIGHUP, SIGTERM, SIGTTOU };
+
+static void set_leader_signals(void (*how)(int))
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(leader_ignores) / sizeof(leader_ignores[0]); i++)
+		signal(leader_ignores[i], how);
+}
+
+/*
  * The child's side: a session of its own with the console as its
  * controlling terminal (so ^C from the host's terminal reaches CMD, not
  * PID 1), stdin/stdout/stderr on it, cwd /, then sh -c CMD in a child of
@@ -119,7 +135,7 @@ static char *read_cmd(void)
  * tail of CMD's last line, cut after the UART's 16-byte FIFO load, in
  * one run of two).  It exits with CMD's status as sh reports one.
  */
-static void exec_cmd(const char *cmd)
+static void lead_cmd_session(const char *cmd)
 {
 	pid_t pid;
 	int fd, ws;
@@ -136,17 +152,14 @@ static void exec_cmd(const char *cmd)
 	}
 	if (chdir("/") < 0)
 		_exit(126);
-	/* ^C and ^\ are CMD's: the leader, in the same process group, stays. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
+	set_leader_signals(SIG_IGN);
 	pid = fork();
 	if (pid < 0) {
 		say("fork: %s", strerror(errno));
 		_exit(126);
 	}
 	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGQUIT, SIG_DFL);
+		set_leader_signals(SIG_DFL);
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		say("cannot run /bin/sh: %s", strerror(errno));
 		_exit(127);
@@ -157,6 +170,11 @@ static void exec_cmd(const char *cmd)
 			_exit(126);
 		}
 	}
+	/*
+	 * CMD may have left another group in the foreground (a job-control
+	 * shell): drain as the foreground group, or tcdrain fails with EIO.
+	 */
+	tcsetpgrp(1, getpgrp());
 	tcdrain(1);
 	_exit(WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : WEXITSTATUS(ws));
 }
@@ -176,7 +194,7 @@ static int run_cmd(const char *cmd)
 		return 126;
 	}
 	if (pid == 0)
-		exec_cmd(cmd);
+		lead_cmd_session(cmd);
 	for (;;) {
 		w = wait(&ws);
 		if (w < 0 && errno == EINTR)

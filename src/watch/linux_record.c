@@ -10,9 +10,11 @@
 #include "watch/report_log.h"
 
 /*
- * The address a printed frame stands for: the symbol's start in the ELF
- * (or in the module's .ko, placed by kmod.c) plus the printed offset.  An
- * offset beyond both sizes means the name matched another function.
+ * The address a printed frame stands for, where the guest runs it: the
+ * symbol's start in the ELF moved by the kernel's KASLR offset (or in the
+ * module's .ko, placed by kmod.c at the module's guest address) plus the
+ * printed offset.  An offset beyond both sizes means the name matched
+ * another function.
  */
 static uint64_t frame_addr(struct sym *sym, const struct linux_frame *f)
 {
@@ -23,8 +25,8 @@ static uint64_t frame_addr(struct sym *sym, const struct linux_frame *f)
 		return f->addr;
 	if (f->module[0])
 		rc = kmod_addr_of(sym, f->module, f->func, f->size, &start, &size);
-	else
-		rc = sym_addr_of(sym, f->func, f->size, &start, &size);
+	else if ((rc = sym_addr_of(sym, f->func, f->size, &start, &size)) == 0)
+		start += (uint64_t)sym_image_offset(sym);
 	if (rc != 0)
 		return 0;
 	if (f->off >= (f->size > size ? f->size : size) && f->off)

@@ -582,6 +582,42 @@ uint64_t sample_site_global(const struct sample_site *s)
 	return (uint64_t)(int64_t)s->disp;
 }
 
+static uint32_t le32_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+bool sample_bytes_relocated(const uint8_t *have, const uint8_t *want, unsigned len,
+			    int64_t offset)
+{
+	/* The kernel relocates a 32-bit address field modulo 2^32 (R_X86_64_32S). */
+	const uint32_t delta = (uint32_t)offset;
+	unsigned i, start, done = 0; /* bytes below done are a relocated field's */
+
+	for (i = 0; i < len; i++) {
+		bool field = false;
+
+		if (i < done || have[i] == want[i])
+			continue;
+		if (!delta)
+			return false;
+		/*
+		 * A byte that differs is in a relocated field that starts at
+		 * most 3 bytes before it: the field's low bytes may not change
+		 * (KASLR moves the kernel by multiples of 2 MiB).
+		 */
+		for (start = i >= 3 ? i - 3 : 0; start <= i && !field; start++)
+			if (start >= done && start + 4 <= len &&
+			    le32_at(have + start) == le32_at(want + start) + delta) {
+				field = true;
+				done = start + 4;
+			}
+		if (!field)
+			return false;
+	}
+	return true;
+}
+
 const struct sample_stats *sample_table_stats(const struct sample_table *t)
 {
 	return &t->stats;

@@ -211,6 +211,16 @@ uint64_t sample_site_address(const struct sample_site *s, const uint64_t regs[16
  */
 uint64_t sample_site_global(const struct sample_site *s);
 
+/*
+ * sample_bytes_relocated - whether an instruction's @len bytes as the
+ * guest has them (@have) are the vmlinux's (@want) as a kernel moved by
+ * @offset (KASLR) relocates them: the same, but for 32-bit fields (an
+ * absolute image address in a displacement or an immediate) that hold
+ * the vmlinux's value plus @offset.  With @offset 0, the same bytes.
+ */
+bool sample_bytes_relocated(const uint8_t *have, const uint8_t *want, unsigned len,
+			    int64_t offset);
+
 /* What building a table found. */
 struct sample_stats {
 	uint64_t insns;			   /* instructions and undecodable bytes */

@@ -132,7 +132,6 @@ static int report_module(struct sym *sym, const char *path, char *why, size_t wh
 	}
 	sym->has_dwarf = dwfl_module_getdwarf(mod, &bias) != NULL;
 	sym->mod = mod;
-	dwfl_module_info(mod, NULL, &sym->image_lo, &sym->image_hi, NULL, NULL, NULL, NULL);
 	return 0;
 }
 
@@ -177,6 +176,24 @@ void sym_set_image_offset(struct sym *sym, int64_t offset)
 int64_t sym_image_offset(const struct sym *sym)
 {
 	return __atomic_load_n(&sym->image_offset, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * The image a kernel moves as one under KASLR: [_text, _end) where the
+ * ELF has them (a vmlinux's per-CPU segment sits at address 0, outside
+ * it), else all the ELF loads.
+ */
+static void find_image(struct sym *sym)
+{
+	uint64_t lo, hi;
+
+	if (symtab_by_name(sym->symtab, "_text", 0, &lo, NULL) == 0 &&
+	    symtab_by_name(sym->symtab, "_end", 0, &hi, NULL) == 0 && hi > lo) {
+		sym->image_lo = lo;
+		sym->image_hi = hi;
+		return;
+	}
+	dwfl_module_info(sym->mod, NULL, &sym->image_lo, &sym->image_hi, NULL, NULL, NULL, NULL);
 }
 
 bool sym_in_entry_text(const struct sym *sym, uint64_t addr)
@@ -261,6 +278,7 @@ int sym_open(const char *path, struct sym **out, char *why, size_t whylen)
 		goto fail;
 	srcpath_defer_votes(sym->paths, find_source_root, sym);
 	find_entry_text(sym);
+	find_image(sym);
 	pthread_mutex_init(&sym->lock, NULL);
 	*out = sym;
 	return 0;

@@ -88,7 +88,8 @@ const char *sym_source_root(struct sym *sym);
  * its link address (a kernel's KASLR offset, found in the running guest):
  * from now on an address in the moved image is looked up at the ELF's
  * (sym_lookup, sym_function_at, sym_source_file, sym_in_entry_text).
- * sym_addr_of still answers with the ELF's own addresses.
+ * sym_addr_of still answers with the ELF's own addresses: add the offset
+ * before handing one of them to the lookups.
  */
 void sym_set_image_offset(struct sym *sym, int64_t offset);
 

@@ -768,6 +768,41 @@ static void test_patterns(void)
 	CHECK(sample_patterns_match(longpat, longpat));
 }
 
+/*
+ * A site's bytes in a kernel KASLR moved: absolute 32-bit image
+ * addresses relocated by the offset are still the site; anything else
+ * that differs is not.
+ */
+static void test_relocated(void)
+{
+	/* mov 0xffffffff82a00000(,%rax,8),%rax */
+	static const uint8_t want[] = { 0x48, 0x8b, 0x04, 0xc5, 0x00, 0x00, 0xa0, 0x82 };
+	/* movq $0xffffffff81000000,0xffffffff82a00000(,%rax,8): displacement and immediate */
+	static const uint8_t want2[] = { 0x48, 0xc7, 0x04, 0xc5, 0x00, 0x00, 0xa0,
+					 0x82, 0x00, 0x00, 0x00, 0x81 };
+	const int64_t off = 0x22200000;
+	uint8_t have[sizeof(want2)];
+
+	CHECK(sample_bytes_relocated(want, want, sizeof(want), 0));
+	CHECK(sample_bytes_relocated(want, want, sizeof(want), off));
+	memcpy(have, want, sizeof(want));
+	have[6] = 0xc0, have[7] = 0xa4; /* 0x82a00000 + 0x22200000 */
+	CHECK(sample_bytes_relocated(have, want, sizeof(want), off));
+	CHECK(!sample_bytes_relocated(have, want, sizeof(want), 0));
+	CHECK(!sample_bytes_relocated(have, want, sizeof(want), off + 0x200000));
+	/* An opcode byte changed too: another instruction. */
+	have[1] = 0x89;
+	CHECK(!sample_bytes_relocated(have, want, sizeof(want), off));
+	/* A field cut by the instruction's end is no field. */
+	CHECK(!sample_bytes_relocated(have + 1, want + 1, 6, off));
+	memcpy(have, want2, sizeof(want2));
+	have[6] = 0xc0, have[7] = 0xa4;
+	have[10] = 0x20, have[11] = 0xa3; /* 0x81000000 + 0x22200000 */
+	CHECK(sample_bytes_relocated(have, want2, sizeof(want2), off));
+	have[11] = 0xa4; /* the immediate is another value: rewritten */
+	CHECK(!sample_bytes_relocated(have, want2, sizeof(want2), off));
+}
+
 int main(void)
 {
 	static const char *const configs[] = { "kcsan", "workload" };
@@ -782,6 +817,7 @@ int main(void)
 	test_ranges();
 	test_draw();
 	test_patterns();
+	test_relocated();
 
 	for (i = 0; i < 2; i++) {
 		if (!cached_vmlinux(configs[i], path, sizeof(path))) {

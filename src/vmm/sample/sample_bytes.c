@@ -44,6 +44,8 @@ const uint8_t *sample_expected_bytes(struct sampler *sp, uint64_t va, unsigned l
  * in the table must never get a code breakpoint, whose hit would compute
  * the address of another instruction's operand.  The guest's copy is
  * found by the physical KASLR offset; false when either is out of reach.
+ * Under KASLR the kernel's absolute addresses in its text moved with it:
+ * still the site (sample_bytes_relocated).
  */
 bool sample_site_in_place(struct sampler *sp, uint64_t va, unsigned len)
 {
@@ -54,5 +56,5 @@ bool sample_site_in_place(struct sampler *sp, uint64_t va, unsigned len)
 	if (!want)
 		return false;
 	have = vm_gpa_to_hva(sp->vm, s->paddr + (va - s->vaddr) + (uint64_t)sp->phys_off, len);
-	return have && memcmp(have, want, len) == 0;
+	return have && sample_bytes_relocated(have, want, len, sp->virt_off);
 }

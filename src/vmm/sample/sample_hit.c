@@ -206,9 +206,10 @@ static void report(struct vcpu *vcpu, struct sampler *sp, const struct sample_hi
 /*
  * The site at run-time address @at, copied, if it is still one to
  * sample; @expect gets the bytes it was decoded from (a module's copy,
- * or the vmlinux's).
+ * or the vmlinux's: then *@in_vmlinux).
  */
-static bool find_site(struct sampler *sp, uint64_t at, struct sample_site *out, uint8_t *expect)
+static bool find_site(struct sampler *sp, uint64_t at, struct sample_site *out, uint8_t *expect,
+		      bool *in_vmlinux)
 {
 	const struct sample_site *s;
 	const uint8_t *bytes;
@@ -217,6 +218,7 @@ static bool find_site(struct sampler *sp, uint64_t at, struct sample_site *out, 
 	pthread_mutex_lock(&sp->lock);
 	s = sample_pool_find(sp->pool, at, &bytes);
 	ok = s && !s->retired;
+	*in_vmlinux = ok && !bytes;
 	if (ok && !bytes)
 		bytes = sample_expected_bytes(sp, s->addr, s->len);
 	ok = ok && bytes;
@@ -239,14 +241,15 @@ static bool find_site(struct sampler *sp, uint64_t at, struct sample_site *out, 
  * wrong address; the site is retired instead, and the vCPU resumes.
  */
 static bool still_the_site(struct vcpu *vcpu, struct sampler *sp, uint64_t at,
-			   const struct sample_site *site, const uint8_t *expect)
+			   const struct sample_site *site, const uint8_t *expect, bool in_vmlinux)
 {
 	uint8_t have[16];
 	uint64_t start = 0, size, nth;
 	const char *fn = NULL;
 
+	/* The vmlinux's bytes moved with the kernel (KASLR); a module's copy is the guest's. */
 	if (guest_read_linear(vcpu, at, have, site->len) == site->len &&
-	    memcmp(have, expect, site->len) == 0)
+	    sample_bytes_relocated(have, expect, site->len, in_vmlinux ? sp->virt_off : 0))
 		return true;
 	pthread_mutex_lock(&sp->lock);
 	nth = ++sp->n.hit_rewritten;
@@ -310,11 +313,12 @@ int sample_code_hit(struct vcpu *vcpu, uint64_t addr, void *ctx)
 	struct kvm_regs k;
 	uint32_t ticket, status, wsize;
 	uint8_t expect[16];
+	bool in_vmlinux;
 	int rc;
 
 	memset(&h, 0, sizeof(h));
-	if (!find_site(sp, addr, &h.site, expect) ||
-	    !still_the_site(vcpu, sp, addr, &h.site, expect))
+	if (!find_site(sp, addr, &h.site, expect, &in_vmlinux) ||
+	    !still_the_site(vcpu, sp, addr, &h.site, expect, in_vmlinux))
 		return VCPU_RESUME;
 	if (ioctl(vcpu->fd, KVM_GET_REGS, &k) < 0) {
 		log_error_errno(errno, "vCPU %u: KVM_GET_REGS at a sampled instruction", vcpu->id);
