@@ -6,7 +6,10 @@
 # machine).  The module is loaded by --run='insmod ...' and runs its
 # racy-plain case: race_test_plain_read() on CPU 0 and
 # race_test_plain_write() on CPU 1 race plainly on one u64, in module
-# text.  --sample-only keeps the draw to those two functions.  KASLR is
+# text.  --sample-only keeps the draw to those two functions and to
+# nr_iowait_cpu, a vmlinux function the workload does not race in whose
+# `add __per_cpu_offset(,%rdi,8),%rax` holds an absolute image address,
+# which the kernel relocates at boot under KASLR.  KASLR is
 # on (--kaslr), as Debian boots it: the kernel places itself at random,
 # and after the module the workload prints where /proc/kallsyms has
 # _text.  What must hold:
@@ -20,6 +23,8 @@
 #     module's own DWARF (file and line), one side seen by the sampling
 #     breakpoint and the other by a debug register;
 #   - no sampling report names anything but those two functions;
+#   - nr_iowait_cpu's sites are in the draw, and none is retired as
+#     rewritten: a relocated image address is still the site;
 #   - the stacks go on past the module into the moved vmlinux, symbolized
 #     there: kthread in kernel/kthread.c, as the guest runs it.  (The
 #     module's sites are found in guest memory, so sampling itself needs
@@ -42,7 +47,7 @@ echo "Debian's $release ($version), from $stock"
 
 cmd='insmod /csan_race_test.ko csan_race_test=racy-plain csan_race_test_ms=6000 && grep " T _text$" /proc/kallsyms'
 run_workload --watch=sample --kaslr --seed=26 --vmlinux="$stock/vmlinux" --modules="$stock" \
-	--sample-only=race_test_plain_read,race_test_plain_write \
+	--sample-only=race_test_plain_read,race_test_plain_write,nr_iowait_cpu \
 	--add="$stock/csan_race_test.ko:/csan_race_test.ko" --run="$cmd"
 grep -Fqx "csan-vmm: workload: '$cmd' exited with status 0" "$err" ||
 	fail "no line saying the workload exited with status 0: $(grep '^csan-vmm: workload' "$err")"
@@ -83,6 +88,9 @@ echo "sampling: $1 sites, $2 armed, $3 hits, $4 watches, $5 trapped, $6 reports"
 
 # Each sampling report on its own; a module frame is
 # "func+0xN/0xM [csan_race_test] path/csan_race_test.c:LINE".
+# nr_iowait_cpu's sites: drawn at every round, never retired.
+expect_err "^csan-vmm: sampling: [1-9][0-9]* sites of [0-9]+ instructions in [^ ]*vmlinux, only in "
+expect_err ' 0 sites retired as rewritten, 0 hits on rewritten bytes '
 expect_sample_plain_race '\[csan_race_test\] .*csan_race_test\.c:[0-9]+$' ' in the module'
 expect_err '^ kthread\+0x[0-9a-f]+/0x[0-9a-f]+ kernel/kthread\.c:[0-9]+$'
 
