@@ -8,7 +8,6 @@
 #include "csan/abi.h"
 #include "fake-vm.h"
 #include "vmm/guest/csan/csan_state.h"
-#include "csan/abi.h"
 #include "vmm/run/control_cmd.h"
 
 static struct fake_vm fvm;
@@ -56,8 +55,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	why[0] = '\0';
 	if (control_parse(line, &cmd, why, sizeof(why)) == 0) {
 		control_run(vm, &cmd, devnull);
-		if (cmd.verb == CONTROL_SET && cmd.value > cmd.knob->max)
-			abort(); /* the parser checks the range */
+		/* The parser checks the range, of the runtime's knob or of sampling's. */
+		if (cmd.verb == CONTROL_SET && cmd.knob && cmd.value > cmd.knob->max)
+			abort();
+		if (cmd.verb == CONTROL_SET && cmd.sample_knob &&
+		    (cmd.value < cmd.sample_knob->min || cmd.value > cmd.sample_knob->max))
+			abort();
+		if (cmd.verb == CONTROL_SET && !cmd.knob == !cmd.sample_knob)
+			abort(); /* exactly one knob is set */
 	} else if (!why[0]) {
 		abort(); /* every error says why */
 	}
