@@ -49,7 +49,7 @@ struct sym {
 	struct cu_table *cus;  /* each CU's functions by address, built as CUs are met */
 	struct symtab *symtab; /* the ELF's symbols by address and by name */
 	const char *anchor_symbol, *anchor_file; /* sym_set_source_anchor() */
-	uint64_t image_lo, image_hi; /* the ELF's loaded addresses (its Dwfl module's range) */
+	uint64_t image_lo, image_hi; /* what KASLR moves: find_image() */
 	int64_t image_offset;	      /* sym_set_image_offset(): where the guest runs it */
 	void *mods; /* sym_set_modules() */
 	void (*mods_release)(void *);
