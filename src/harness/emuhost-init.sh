@@ -136,6 +136,40 @@ lost_state_said() {
 	: >/tmp/.emuhost-lost-said
 }
 
+# shutdown_watch: what a nested guest's vCPU did just before it shut
+# down (a triple fault), which csan-vmm cannot say under kvm-amd: kvm-amd
+# resets the vCPU at the shutdown, so its registers and stack are gone.
+# A trace instance of its own keeps kvm's exits for exceptions (exit
+# codes 0x40-0x5f: the #DB and #BP of the debug registers' work, any other
+# exception kvm intercepts) and for the shutdown (0x7f), with the
+# exceptions kvm injects; the first shutdown turns the instance off (a
+# traceoff trigger), so the events before it stay.  Nothing is traced on
+# the common exits (I/O, interrupts, nested page faults); the buffer
+# keeps the newest events.
+shutdown_trace=$lost_state_trace/instances/emuhost-shutdown
+shutdown_watch() {
+	t=$shutdown_trace
+	[ -d "$lost_state_trace/instances" ] && mkdir "$t" 2>/dev/null &&
+		echo 64 >"$t/buffer_size_kb" &&
+		echo '(exit_reason >= 64 && exit_reason < 96) || exit_reason == 127' \
+			>"$t/events/kvm/kvm_exit/filter" &&
+		echo 'traceoff if exit_reason == 127' >"$t/events/kvm/kvm_exit/trigger" &&
+		echo 1 >"$t/events/kvm/kvm_exit/enable" &&
+		echo 1 >"$t/events/kvm/kvm_inj_exception/enable" || {
+		echo "emuhost-init: the kvm shutdown trace could not be set up: what comes before a triple fault goes unrecorded"
+		return 1
+	}
+}
+
+# shutdown_said: after the command, when a nested guest shut down, the
+# last 16 events before it and the shutdown itself, each on the control
+# port as "shutdown ..." (emuhost prints them; they change no status).
+shutdown_said() {
+	[ "$(cat "$shutdown_trace/tracing_on" 2>/dev/null)" = 0 ] || return 0
+	grep -v '^#' "$shutdown_trace/trace" | tail -n 17 |
+		sed 's/^ *//; s/  */ /g' | while read -r line; do ctl "shutdown $line"; done
+}
+
 # Modules in dependency order (written by emuhost --setup).
 while read -r mod; do
 	if ! msg=$(insmod "/lib/modules/$mod" 2>&1); then
@@ -174,6 +208,8 @@ if lost_state_watch; then
 	(while sleep 2; do lost_state_said && break; done) &
 	lost_watcher=$!
 fi
+shutdown_on=""
+shutdown_watch && shutdown_on=1
 
 cd /csan || exit 1   # cannot happen: the base initramfs has /csan
 # The args file holds `set -- 'COMMAND' 'ARG'...`, quoted by emuhost.
@@ -228,6 +264,7 @@ if [ -n "$lost_watcher" ]; then
 	kill "$lost_watcher" 2>/dev/null
 	lost_state_said
 fi
+[ -z "$shutdown_on" ] || shutdown_said
 n=0
 if [ -r /.emuhost/outputs ]; then
 	while read -r path; do

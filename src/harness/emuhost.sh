@@ -642,6 +642,13 @@ run_command() {
 	[ -n "$status" ] || status=$(tr -d '\r' <"$tmp/console" 2>/dev/null |
 		sed -n 's/^\[[ 0-9.]*\] emuhost-status: exit \([0-9][0-9]*\)$/\1/p' | tail -n 1)
 	started=$(grep -c '^started$' "$tmp/ctl" 2>/dev/null)
+	# What a nested guest did before it shut down (emuhost-init's
+	# shutdown_watch): kvm-amd resets a vCPU at a triple fault, so this is
+	# the only record of where it was.  Words for the reader; no verdict.
+	if grep -q '^shutdown ' "$tmp/ctl" 2>/dev/null; then
+		say "a nested guest shut down (triple fault) while running '${command[*]}'; its last exception exits, injected exceptions and the shutdown, as the emulated host's kvm traced them (docs/harness.md):"
+		sed -n 's/^shutdown /emuhost:   /p' "$tmp/ctl" | tr -d '\r' >&2
+	fi
 	# The emulated host's own evidence of its known fault, whatever
 	# COMMAND's status: its kvm saw the nested guest exit at an address of
 	# its own kvm modules (emuhost-init's watch_lost_state).  The run is

@@ -14,10 +14,21 @@ expect_err '^csan-vmm: vCPU 1: code at RIP: '
 # triple fault, so that its state is gone: then csan-vmm must say so.
 if [ "$CSAN_TEST_ENV" = emuhost ]; then
 	expect_err '^csan-vmm: vCPU 1: no guest stack: KVM reset the vCPU when it stopped '
+	# The harness's record of where it was: the emulated host's kvm traced
+	# the shutdown with the guest's RIP before the reset, and that RIP is
+	# in the function that faults (its range from the guest's symbols).
+	expect_err "^emuhost: a nested guest shut down \\(triple fault\\) while running 'csan-vmm "
+	rip=$(sed -n 's/^emuhost:   .* kvm_exit: vcpu 1 reason shutdown rip \(0x[0-9a-f]*\) .*/\1/p' "$err" | tail -n 1)
+	[ -n "$rip" ] || fail "no traced shutdown of vCPU 1 among emuhost's lines"
+	sym=$(nm -S "$GUEST" | awk '$4 == "triple_fault_cpu" { print "0x" $1, "0x" $2 }')
+	[ -n "$sym" ] || fail "no symbol triple_fault_cpu in $GUEST"
+	start=${sym% *} size=${sym#* }
+	[ $((rip)) -ge $((start)) ] && [ $((rip)) -lt $((start + size)) ] ||
+		fail "the traced shutdown's RIP $rip is outside triple_fault_cpu ($start, $size bytes)"
 else
 	expect_err_in_order '^csan-vmm: vCPU 1: guest stack:$' \
 		'^csan-vmm:   triple_fault_cpu\+0x[0-9a-f]+/0x[0-9a-f]+ src/guest/scenarios/hostile-cpu\.c:[0-9]+$'
 fi
 # Not mistaken for a debug exit (it once was, and re-injected #DB forever).
 ! grep -q 'debug exit that is not a csan-vmm watch' "$err" || fail "triple fault handled as #DB"
-! grep -q 'timeout=120' "$err" || fail "the run ended by the timeout, not the fault"
+! grep -v '^emuhost: ' "$err" | grep -q 'timeout=120' || fail "the run ended by the timeout, not the fault"
