@@ -15,6 +15,11 @@
 #     cpu 0, the writer on cpu 1, one seen by the host sampling
 #     breakpoint, the other by a host debug register;
 #   - every sampling report is of that race.
+# The period is longer than the run (--sample-period=60000): with both
+# sites live at once a redraw changes nothing here, and the module list
+# must still be read every 100 ms and the module's sites drawn as soon as
+# they come, not a period later (the tick once slept the whole period
+# before its first look).
 # KCSAN in this kernel reports the race too, on its own (those reports
 # say "guest soft watchpoint"); they are not counted here.
 . "$top_srcdir/tests/lib.sh"
@@ -27,6 +32,7 @@ require_module_kernel
 run_sample_once() {
 	timeout "$VMM_WALL_LIMIT" "$VMM" --cpus=2 --memory=256M --timeout="$LINUX_TIMEOUT" \
 		--watch=sample --seed=26 --sample-only=race_test_plain_read,race_test_plain_write \
+		--sample-period=60000 \
 		--add="$ko:/csan_race_test.ko" \
 		--run='insmod /csan_race_test.ko csan_race_test=racy-plain csan_race_test_ms=8000' \
 		"$kernel" </dev/null >"$out" 2>"$err"
@@ -44,6 +50,9 @@ mline=$(grep -E '^csan-vmm: sampling: module csan_race_test at 0xffffffff[0-9a-f
 msites=$(echo "$mline" | sed 's/.*: \([0-9]*\) sites of.*/\1/')
 echo "$mline"
 [ "$msites" -ge 2 ] || fail "$msites sites in the two racing functions of the module"
+# One draw in the whole run (the period outlasts it): both sites must fit
+# the default two code breakpoints.
+[ "$msites" -le 2 ] || fail "$msites sites in the two racing functions: more than the 2 code breakpoints of the run's single draw"
 
 # The counters: the module sampled, its breakpoints hit, watches armed.
 line='^csan-vmm: sampling: 0 sites in the table, \([0-9]*\) code breakpoints armed, \([0-9]*\) hits; .*; \([0-9]*\) data watches, \([0-9]*\) trapped another access (\([0-9]*\) of them with both sides marked, not a race), \([0-9]*\) saw the value change untrapped; \([0-9]*\) reports$'
@@ -56,6 +65,9 @@ echo "sampling: $1 armed, $2 hits, $3 watches, $4 trapped, $5 changed, $6 report
 [ "$4" -gt 0 ] || fail "no data watch caught the other side in $3 watches"
 [ "$7" = 0 ] || fail "$7 of the trapped accesses taken for marked ones: the race test's are plain"
 expect_err "^csan-vmm: sampling modules: [0-9]+ looks at the list, 1 modules sampled \\($msites sites\\), 0 reads that failed; "
+# Looked at every 100 ms for the whole case (8 s of it alone), whatever the period.
+looks=$(sed -n 's/^csan-vmm: sampling modules: \([0-9]*\) looks at the list, .*/\1/p' "$err")
+[ "${looks:-0}" -ge 40 ] || fail "the module list was read ${looks:-0} times in an 8 s case, at --sample-period=60000"
 
 # The sampling reports, each on its own, their frames the module's.
 expect_sample_plain_race '\[csan_race_test\] .*kernel/csan-race-test/csan_race_test\.c:[0-9]+$' ' in the module'

@@ -87,16 +87,22 @@ static void task_serve(struct vcpu *vcpu)
 	pthread_mutex_unlock(&vcpu->vm->task_lock);
 }
 
-/* Post @fn to every vCPU with a serving thread but @self; task_lock held. */
-static void task_post_locked(struct vm *vm, struct vcpu *self, int (*fn)(struct vcpu *, void *),
-			     void *arg)
+/* Whether a task for @only (NULL: for every vCPU) is @v's. */
+static bool task_for(const struct vcpu *v, const struct vcpu *only)
+{
+	return !only || v == only;
+}
+
+/* Post @fn to @only's (NULL: every vCPU's) serving thread but @self's; task_lock held. */
+static void task_post_locked(struct vm *vm, struct vcpu *self, struct vcpu *only,
+			     int (*fn)(struct vcpu *, void *), void *arg)
 {
 	unsigned i;
 
 	for (i = 0; i < vm->ncpus; i++) {
 		struct vcpu *v = vm->vcpus[i];
 
-		v->task_posted = v != self && v->serving;
+		v->task_posted = task_for(v, only) && v != self && v->serving;
 		if (!v->task_posted)
 			continue;
 		v->task_fn = fn;
@@ -111,7 +117,9 @@ static void task_post_locked(struct vm *vm, struct vcpu *self, int (*fn)(struct 
 	pthread_cond_broadcast(&vm->task_cond);
 }
 
-int vcpu_run_on_all(struct vm *vm, int (*fn)(struct vcpu *vcpu, void *arg), void *arg)
+/* vcpu_run_on_all, or vcpu_run_on when @only is set. */
+static int run_on(struct vm *vm, struct vcpu *only, int (*fn)(struct vcpu *vcpu, void *arg),
+		  void *arg)
 {
 	struct vcpu *self = vcpu_self && vcpu_self->vm == vm ? vcpu_self : NULL;
 	unsigned i;
@@ -127,8 +135,9 @@ int vcpu_run_on_all(struct vm *vm, int (*fn)(struct vcpu *vcpu, void *arg), void
 	}
 	vm->task_busy = true;
 	if (self)
-		vcpu_doing(self, "waiting for every vCPU to run its task");
-	task_post_locked(vm, self, fn, arg);
+		vcpu_doing(self, only ? "waiting for another vCPU to run a task"
+				      : "waiting for every vCPU to run its task");
+	task_post_locked(vm, self, only, fn, arg);
 	pthread_mutex_unlock(&vm->task_lock);
 
 	/* The caller's own vCPU, and those without a thread, run here. */
@@ -136,7 +145,7 @@ int vcpu_run_on_all(struct vm *vm, int (*fn)(struct vcpu *vcpu, void *arg), void
 		struct vcpu *v = vm->vcpus[i];
 		int r;
 
-		if (v->task_posted)
+		if (v->task_posted || !task_for(v, only))
 			continue;
 		r = fn(v, arg);
 		if (r && !ret)
@@ -179,6 +188,16 @@ int vcpu_run_on_all(struct vm *vm, int (*fn)(struct vcpu *vcpu, void *arg), void
 	pthread_cond_broadcast(&vm->task_cond);
 	pthread_mutex_unlock(&vm->task_lock);
 	return ret;
+}
+
+int vcpu_run_on_all(struct vm *vm, int (*fn)(struct vcpu *vcpu, void *arg), void *arg)
+{
+	return run_on(vm, NULL, fn, arg);
+}
+
+int vcpu_run_on(struct vcpu *vcpu, int (*fn)(struct vcpu *vcpu, void *arg), void *arg)
+{
+	return run_on(vcpu->vm, vcpu, fn, arg);
 }
 
 /* The realtime clock (task_cond's) @ns from now. */

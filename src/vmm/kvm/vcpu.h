@@ -78,6 +78,13 @@ void vcpu_kick(struct vcpu *vcpu);
 int vcpu_run_on_all(struct vm *vm, int (*fn)(struct vcpu *vcpu, void *arg), void *arg);
 
 /*
+ * vcpu_run_on - vcpu_run_on_all for @vcpu alone: the others keep running
+ * their guest (each stop is an exit, and in a nested host an exit is
+ * dear).  Returns 0, or @fn's result.
+ */
+int vcpu_run_on(struct vcpu *vcpu, int (*fn)(struct vcpu *vcpu, void *arg), void *arg);
+
+/*
  * vcpu_hold_until - keep @vcpu, on its own thread and out of KVM_RUN, from
  * running its guest for up to @ns nanoseconds, while it still runs the
  * vcpu_run_on_all tasks posted to it (another vCPU arming a watch must

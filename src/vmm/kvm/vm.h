@@ -69,7 +69,7 @@ struct vm {
 	int end_fd; /* eventfd that wakes vm_run's supervisor */
 	int stop;   /* atomic: vCPU threads leave their loops */
 
-	/* vcpu_run_on_all(): one task in flight at a time (vcpu.c). */
+	/* vcpu_run_on_all() and vcpu_run_on(): one task in flight at a time (vcpu.c). */
 	pthread_mutex_t task_lock;
 	pthread_cond_t task_cond;
 	bool task_busy;

@@ -167,6 +167,13 @@ static int add_module(struct vcpu *vcpu, struct sampler *sp, const struct kmod_l
 		sp->n.mod_added++;
 		sp->n.mod_sites += live;
 		sp->n.filtered += filtered;
+		/*
+		 * Sites for a code breakpoint left free (a table with too few
+		 * sites, or none, until this module): drawn at this tick, not
+		 * a period on.
+		 */
+		if (live && sp->nlive < __atomic_load_n(&sp->o.breakpoints, __ATOMIC_RELAXED))
+			__atomic_store_n(&sp->reload, true, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&sp->lock);
 	return rc;
@@ -223,15 +230,13 @@ static void remove_gone(struct sampler *sp, const struct kmod_live *seen, size_t
 	}
 }
 
-/* On every vCPU (vcpu_run_on_all); vCPU 0 reads the list. */
+/* On vCPU 0's thread (vcpu_run_on): its page tables translate the list's addresses. */
 static int poll_task(struct vcpu *vcpu, void *arg)
 {
 	struct sampler *sp = arg;
 	struct kmod_live *seen;
 	size_t n, i;
 
-	if (vcpu->id != 0)
-		return 0;
 	if (kmod_refresh(sp->vm->sym, guest_unwind_read, vcpu) == -ENOENT) {
 		/* No list in this kernel after all: the tick stops looking. */
 		__atomic_store_n(&sp->modules, false, __ATOMIC_RELAXED);
@@ -262,7 +267,7 @@ static int poll_task(struct vcpu *vcpu, void *arg)
 
 int sample_modules_tick(struct sampler *sp)
 {
-	return vcpu_run_on_all(sp->vm, poll_task, sp) < 0 ? -1 : 0;
+	return vcpu_run_on(sp->vm->vcpus[0], poll_task, sp) < 0 ? -1 : 0;
 }
 
 void sample_modules_print(struct sampler *sp, const struct sample_counts *n, FILE *f)

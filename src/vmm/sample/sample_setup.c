@@ -26,6 +26,9 @@
 /* Draws in a row that may find rewritten sites before a slot stays empty this time. */
 #define SAMPLE_REDRAWS 64
 
+/* How often the tick looks whether the kernel runs yet, whatever the period. */
+#define SAMPLE_START_POLL_MS 10
+
 /* --- the running kernel -------------------------------------------------- */
 
 /*
@@ -112,6 +115,21 @@ static bool drawn(const uint64_t *addrs, unsigned n, uint64_t a)
 }
 
 /*
+ * Milliseconds from @now until the tick has work: the next draw, or the
+ * next look at the module list when it comes first (a period may be far
+ * longer than SAMPLE_MODULE_POLL_MS, the bound on how long a code
+ * breakpoint stays on an unloaded module's text).
+ */
+static int ms_until_next(const struct sampler *sp, uint64_t now)
+{
+	uint64_t next = sp->next_draw_ns;
+
+	if (__atomic_load_n(&sp->modules, __ATOMIC_RELAXED) && sp->next_poll_ns < next)
+		next = sp->next_poll_ns;
+	return next <= now ? 0 : (int)((next - now) / 1000000u) + 1;
+}
+
+/*
  * The supervisor's tick: every period, new sites for the code
  * breakpoints, uniformly over the table (sample_table_draw), so the
  * sampling rate, not how hot the code is, decides how often a site is
@@ -127,15 +145,18 @@ static int draw_tick(struct vm *vm, struct vcpu *vcpu, void *ctx)
 	const unsigned want = __atomic_load_n(&sp->o.breakpoints, __ATOMIC_RELAXED);
 
 	(void)vcpu;
+	/* Not a period: the first draw comes as soon as the kernel runs. */
 	if (!__atomic_load_n(&sp->running, __ATOMIC_ACQUIRE))
-		return (int)period;
+		return period < SAMPLE_START_POLL_MS ? (int)period : SAMPLE_START_POLL_MS;
 	if (__atomic_load_n(&sp->modules, __ATOMIC_RELAXED) && now >= sp->next_poll_ns) {
 		if (sample_modules_tick(sp))
 			return -1;
 		sp->next_poll_ns = now + SAMPLE_MODULE_POLL_MS * 1000000ull;
+		/* The look stopped vCPU 0 and may have decoded a module: it took time. */
+		now = clock_now_ns();
 	}
 	if (now < sp->next_draw_ns && !__atomic_load_n(&sp->reload, __ATOMIC_ACQUIRE))
-		return (int)((sp->next_draw_ns - now) / 1000000u) + 1;
+		return ms_until_next(sp, now);
 	pthread_mutex_lock(&sp->lock);
 	for (i = 0; i < want && i < HW_CODE_MAX; i++) {
 		uint64_t a = draw_one(sp);
@@ -163,8 +184,9 @@ static int draw_tick(struct vm *vm, struct vcpu *vcpu, void *ctx)
 		sp->nlive = loaded;
 		pthread_mutex_unlock(&sp->lock);
 	}
-	sp->next_draw_ns = clock_now_ns() + period * 1000000ull;
-	return (int)period;
+	now = clock_now_ns();
+	sp->next_draw_ns = now + period * 1000000ull;
+	return ms_until_next(sp, now);
 }
 
 /* --- set-up --------------------------------------------------------------- */

@@ -16,8 +16,8 @@ struct vm;
 struct vcpu;
 
 /*
- * How often the guest's module list is read (one stop of every vCPU, on
- * vCPU 0's thread, each time): a module loaded is sampled within this,
+ * How often the guest's module list is read (one stop of vCPU 0, whose
+ * thread reads it, each time): a module loaded is sampled within this,
  * and one unloaded keeps a code breakpoint on its freed text at most
  * this long, where a hit is checked against the site's bytes anyway.
  */
@@ -71,7 +71,7 @@ struct sampler {
 	/* The sites with a code breakpoint now, at their run-time addresses. */
 	uint64_t live[HW_CODE_MAX];
 	unsigned nlive;
-	bool reload; /* a live site went away: load the registers at the next draw */
+	bool reload; /* draw at the next tick: a live site went away, or sites came for a free breakpoint */
 	uint64_t next_draw_ns;
 	/* Modules: the guest's list is looked at every SAMPLE_MODULE_POLL_MS (sample_modules.c). */
 	bool modules; /* the kernel has modules, and their list was found */
