@@ -4,24 +4,41 @@
 # kernel-workload.sh for SECONDS under csan-vmm, once per CONFIG in turn,
 # ROUNDS times, so that the emulated host's slow moments fall on all of
 # them alike.  A CONFIG is "none" (no detector: csan-vmm's default watch
-# mode on a kernel without KCSAN does nothing) or "pMS" / "pMS-bN":
-# --watch=sample with --sample-period=MS (and --sample-breakpoints=N).
+# mode on a kernel without KCSAN does nothing) or "pMS" followed by any
+# of "-bN", "-dMS", "-cold": --watch=sample with --sample-period=MS (and
+# --sample-breakpoints=N, --sample-delay=MS, sites only in functions the
+# workload never runs).
 # Prints one line per run: "sample-overhead: CONFIG ROUND WORK HITS
 # WATCHES REPORTS LOADS UPTIME", WORK the two loops' rounds summed ("none"
 # when the workload did not finish), then csan-vmm's counts (its sampling
 # line, and its code-breakpoint sets loaded) and the guest's uptime at
 # the workload's end, the time those counts cover.
 rounds=$1 secs=$2
+# Functions the workload never runs (kexec and crash dumps): drawing only
+# these, the vCPUs load new breakpoints as often as at any period but
+# none is hit and none sits in code that runs.
+cold='machine_kexec*,crash_kexec,crash_save_*,crash_prepare_elf64_headers,kexec_add_buffer,kexec_load_purgatory,kexec_locate_mem_hole'
 shift 2
 configs=$*
 i=0
 while [ "$i" -lt "$rounds" ]; do
 	i=$((i + 1))
 	for c in $configs; do
+		args=
 		case $c in
-		none) args= ;;
-		p*-b*) p=${c#p}; args="--watch=sample --vmlinux=/csan/vmlinux --sample-period=${p%-b*} --sample-breakpoints=${c#*-b}" ;;
-		p*) args="--watch=sample --vmlinux=/csan/vmlinux --sample-period=${c#p}" ;;
+		none) ;;
+		p*)
+			args="--watch=sample --vmlinux=/csan/vmlinux"
+			for part in $(echo "${c#p}" | tr - ' '); do
+				case $part in
+				[0-9]*) args="$args --sample-period=$part" ;;
+				b[0-9]*) args="$args --sample-breakpoints=${part#b}" ;;
+				d[0-9]*) args="$args --sample-delay=${part#d}" ;;
+				cold) args="$args --sample-only=$cold" ;;
+				*) echo "sample-overhead: no such config: $c"; exit 1 ;;
+				esac
+			done
+			;;
 		*) echo "sample-overhead: no such config: $c"; exit 1 ;;
 		esac
 		# shellcheck disable=SC2086 # args is a word list
