@@ -184,13 +184,17 @@ expect_linux_backing() {
 	lb_reports=$(sum_of "s/$lb_line/\\8/p" "$err")
 	# Watches backed late, when their value changed unbacked, are armed by the engine too.
 	lb_late=$(sum_of "s/.*; \\([0-9]*\\) unbacked whose value changed, backed late (\\([0-9]*\\) caught.*/\\1/p" "$err")
+	# Backed ones whose value changed with no hit, delayed again for the writer's next write.
+	lb_missed=$(sum_of "s/.*; \\([0-9]*\\) backed whose value changed unseen by the registers, delayed again (\\([0-9]*\\) caught.*/\\1/p" "$err")
 	lb_armed=$(engine_count armed)
 	lb_hits=$(engine_count hits)
-	echo "KCSAN watchpoints: $lb_setup set up, $lb_backed backed, $lb_left left, $lb_late backed late; engine: $lb_armed armed, $lb_hits hits; $lb_reports host reports"
+	echo "KCSAN watchpoints: $lb_setup set up, $lb_backed backed, $lb_left left, $lb_late backed late, $lb_missed delayed again; engine: $lb_armed armed, $lb_hits hits; $lb_reports host reports"
 	[ "$lb_setup" = $((lb_backed + lb_left)) ] ||
 		fail "$lb_setup KCSAN watchpoints set up, but $lb_backed backed and $lb_left left or ended for a stated reason"
 	[ $((lb_backed + lb_late)) = "$lb_armed" ] ||
 		fail "$lb_backed KCSAN watchpoints said backed by debug registers and $lb_late late, the engine armed $lb_armed"
+	[ "$lb_missed" -le "$lb_backed" ] ||
+		fail "$lb_missed backed KCSAN watchpoints said delayed again, of $lb_backed backed"
 	[ "$lb_reports" -le "$lb_hits" ] ||
 		fail "$lb_reports host reports from $lb_hits debug-register hits"
 }

@@ -83,10 +83,11 @@
 #define LW_BUDGET_BURST_MS 50
 
 /*
- * How long a watcher whose unbacked watch saw its value change is held,
- * with the registers armed, for the writer to write again (delay_return):
- * long enough for a writer's vCPU to be scheduled in the emulated host,
- * short beside the KUnit case's wait.
+ * How long a watcher whose watch saw its value change with no debug
+ * register hit stays in KCSAN's delay, with the registers armed, for the
+ * writer to write again (delay_return): long enough for a writer's vCPU
+ * to be scheduled in the emulated host, short beside the KUnit case's
+ * wait.
  */
 #define LW_SECOND_LOOK_MS 50
 
@@ -105,11 +106,14 @@ struct lw_live {
 	uint32_t size, type, ticket, context, task_id;
 	bool pending; /* not yet at KCSAN's delay, where it is armed */
 	bool armed;
-	bool value_known; /* not armed at the delay: @old read then */
+	bool value_known; /* @old read at the delay trap, before any arming */
 	bool in_delay;	  /* its delay returns to the delay trap (delay_return) */
 	bool late;	  /* armed as its delay returned, the value having changed */
+	bool missed;	  /* armed, yet its value changed with no hit: delayed again */
 	uint64_t old;
 	uint64_t delay_rsp; /* %rsp at the delay trap, as it is again on the return */
+	uint64_t delay_arg; /* the delay's argument (%rdi), for calling it again */
+	uint64_t look_until_ns; /* a second look (delay_return) goes on until then */
 };
 
 struct lw_waiting {
@@ -143,6 +147,7 @@ struct linux_watch {
 	uint64_t on_stack;    /* watchpoints on the watcher's own stack, left to KCSAN */
 	uint64_t not_delayed; /* calls KCSAN ended before its delay: no watchpoint set */
 	uint64_t late, late_caught; /* unbacked watches whose value changed, armed then; caught */
+	uint64_t missed, missed_caught; /* backed ones whose value changed unseen, delayed again; caught */
 	struct arm_budget budget;
 	/*
 	 * The traps are in the guest's text.  A PVH vmlinux is in place
@@ -558,9 +563,10 @@ static void exits_set(struct linux_watch *lw, bool trap)
 }
 
 /*
- * The value of @l, a watch left unbacked, as KCSAN's delay begins
- * (KCSAN's own read was just before): compared as the delay returns
- * (delay_return).  KCSAN compares values of 1, 2, 4 and 8 bytes only.
+ * The value of @l as KCSAN's delay begins (KCSAN's own read was just
+ * before), read before any arming: compared as the delay returns
+ * (delay_return), as KCSAN compares it.  KCSAN compares values of 1, 2, 4
+ * and 8 bytes only.
  */
 static void note_value(struct vcpu *vcpu, struct lw_live *l)
 {
@@ -611,11 +617,16 @@ static int back_watch(struct vcpu *vcpu, struct linux_watch *lw, struct lw_live 
 		}
 	}
 	pthread_mutex_unlock(&lw->lock);
-	if (!arm) {
-		if (lw->has_delay && !on_stack)
-			note_value(vcpu, l);
+	/*
+	 * Before arming: arming takes milliseconds nested, and another vCPU
+	 * may write before its registers are loaded; KCSAN, comparing with
+	 * what it read before the delay, sees that write, the registers do
+	 * not (delay_return looks again).
+	 */
+	if (lw->has_delay && !on_stack)
+		note_value(vcpu, l);
+	if (!arm)
 		return VCPU_RESUME;
-	}
 	size = l->size ? l->size : 1;
 	rc = hw_watch_arm(vcpu, l->addr, &size, l->type & CSAN_ACCESS_KNOWN, &ticket, &status);
 	if (rc != VCPU_RESUME)
@@ -623,14 +634,14 @@ static int back_watch(struct vcpu *vcpu, struct linux_watch *lw, struct lw_live 
 	budget_charge(lw, clock_now_ns() - t0);
 	l->ticket = ticket;
 	__atomic_store_n(&l->armed, status == CSAN_HW_ARMED, __ATOMIC_RELEASE);
+	if (status == CSAN_HW_OFF)
+		l->value_known = false; /* hw mode was turned off: nothing to look at again */
 	pthread_mutex_lock(&lw->lock);
 	if (l->armed)
 		lw->armed++;
 	else if (status != CSAN_HW_OFF)
 		lw->not_armed++;
 	pthread_mutex_unlock(&lw->lock);
-	if (!l->armed && status != CSAN_HW_OFF && lw->has_delay)
-		note_value(vcpu, l);
 	return VCPU_RESUME;
 }
 
@@ -679,24 +690,51 @@ static int entry_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs
 	return lw->has_delay ? VCPU_RESUME : back_watch(vcpu, lw, l, k->rsp);
 }
 
-/* vcpu_hold_until's end: the late watch *@arg has caught the other side. */
-static bool watch_caught(struct vcpu *vcpu, void *arg)
+/* On past KCSAN's call of its delay: RIP moved, KVM does not step past the OUT. */
+static int delay_go_on(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs *k)
 {
-	return hw_watch_caught(vcpu, *(const uint32_t *)arg);
+	k->rip = lw->delay.addr + lw->delay.len;
+	if (ioctl(vcpu->fd, KVM_SET_REGS, k) < 0) {
+		log_error_errno(errno, "vCPU %u: cannot return from KCSAN's delay at %#" PRIx64,
+				vcpu->id, lw->delay.addr);
+		vm_end(vcpu->vm, VM_END_HOST_ERROR, 0, 0);
+		return VCPU_STOP;
+	}
+	return VCPU_RESUME;
 }
 
 /*
- * KCSAN's delay returns, for a watch the budget left unbacked (the delay
- * trap pointed its return at the trap itself): KCSAN is about to read
- * the value again.  If it changed meanwhile, KCSAN will report a race at
- * unknown origin, and the writer may well write again.  The watcher has
- * not gone on since its access, so holding it is only a longer delay: arm
- * after all, hold it up to LW_SECOND_LOOK_MS for the other side (serving
- * the other vCPUs' register loads meanwhile, so their arms do not wait
- * for the hold), and let the exit trap disarm and report as for any
- * backed watch (merged with KCSAN's report, which waits for it).  A race
- * has already shown there, so this is not charged to the budget.
- * Counted as backed late.
+ * Call KCSAN's delay once more, with its first argument, its return
+ * pointed at the trap again, as the delay trap did (delay_trap).
+ */
+static int delay_again(struct vcpu *vcpu, struct linux_watch *lw, struct lw_live *l,
+		       struct kvm_regs *k)
+{
+	k->rip = lw->delay.addr;
+	k->rdi = l->delay_arg;
+	if (!emulate(vcpu, &lw->delay, k))
+		return VCPU_STOP;
+	/* Unredirected, the call still returns past itself: the look ends there. */
+	l->in_delay = write_u64(vcpu, k->rsp, lw->delay.addr);
+	return VCPU_RESUME;
+}
+
+/*
+ * KCSAN's delay returns (the delay trap pointed its return at the trap
+ * itself): KCSAN is about to read the value again.  If it changed
+ * meanwhile with no debug-register hit, KCSAN will report a race at
+ * unknown origin, and the writer may well write again.  That happens to
+ * a watch the budget left unbacked, and to a backed one whose writer
+ * wrote while the registers were being loaded (on its vCPU, before its
+ * load).  The watcher has not gone on since its access, so a longer
+ * delay is only a longer delay: arm (if not armed), and call KCSAN's
+ * delay again and again, up to LW_SECOND_LOOK_MS, until a register
+ * catches the other side; the exit trap then disarms and reports as for
+ * any backed watch (merged with KCSAN's report, which waits for it).
+ * Delaying in the guest, not holding the vCPU in the host, lets the
+ * watcher's CPU take its interrupts: a timer there may be the writer.
+ * A race has already shown there, so this is not charged to the budget.
+ * Counted as backed late, or as missed.
  */
 static int delay_return(struct vcpu *vcpu, struct linux_watch *lw, struct lw_live *l,
 			struct kvm_regs *k)
@@ -706,27 +744,36 @@ static int delay_return(struct vcpu *vcpu, struct linux_watch *lw, struct lw_liv
 	int rc;
 
 	l->in_delay = false;
-	/* On past the call: RIP moved, KVM does not step past the OUT. */
-	k->rip = lw->delay.addr + lw->delay.len;
-	if (ioctl(vcpu->fd, KVM_SET_REGS, k) < 0) {
-		log_error_errno(errno, "vCPU %u: cannot return from KCSAN's delay at %#" PRIx64,
-				vcpu->id, lw->delay.addr);
-		vm_end(vcpu->vm, VM_END_HOST_ERROR, 0, 0);
-		return VCPU_STOP;
+	if (l->look_until_ns) {
+		if (hw_watch_caught(vcpu, l->ticket) || clock_now_ns() >= l->look_until_ns)
+			return delay_go_on(vcpu, lw, k);
+		return delay_again(vcpu, lw, l, k);
 	}
 	if (guest_read_linear(vcpu, l->addr, &v, l->size) != l->size || v == l->old)
-		return VCPU_RESUME;
-	rc = hw_watch_arm(vcpu, l->addr, &size, l->type & CSAN_ACCESS_KNOWN, &ticket, &status);
-	if (rc != VCPU_RESUME || status != CSAN_HW_ARMED)
-		return rc;
-	l->ticket = ticket;
-	l->late = true;
-	__atomic_store_n(&l->armed, true, __ATOMIC_RELEASE);
-	pthread_mutex_lock(&lw->lock);
-	lw->late++;
-	pthread_mutex_unlock(&lw->lock);
-	vcpu_hold_until(vcpu, LW_SECOND_LOOK_MS * 1000000ull, watch_caught, &ticket);
-	return VCPU_RESUME;
+		return delay_go_on(vcpu, lw, k);
+	if (l->armed) {
+		if (hw_watch_caught(vcpu, l->ticket))
+			return delay_go_on(vcpu, lw, k);
+		l->missed = true;
+		pthread_mutex_lock(&lw->lock);
+		lw->missed++;
+		pthread_mutex_unlock(&lw->lock);
+	} else {
+		rc = hw_watch_arm(vcpu, l->addr, &size, l->type & CSAN_ACCESS_KNOWN, &ticket,
+				  &status);
+		if (rc != VCPU_RESUME)
+			return rc;
+		if (status != CSAN_HW_ARMED)
+			return delay_go_on(vcpu, lw, k);
+		l->ticket = ticket;
+		l->late = true;
+		__atomic_store_n(&l->armed, true, __ATOMIC_RELEASE);
+		pthread_mutex_lock(&lw->lock);
+		lw->late++;
+		pthread_mutex_unlock(&lw->lock);
+	}
+	l->look_until_ns = clock_now_ns() + LW_SECOND_LOOK_MS * 1000000ull;
+	return delay_again(vcpu, lw, l, k);
 }
 
 /*
@@ -735,14 +782,14 @@ static int delay_return(struct vcpu *vcpu, struct linux_watch *lw, struct lw_liv
  * frame is where this call's is (an interrupt's call of
  * kcsan_setup_watchpoint that is not followed has a frame of its own,
  * below).  The call is made first, so the vCPU is never left on its
- * trap, whatever arming returns.  A watch left unbacked with its value
- * noted gets its delay's return address pointed at this trap, to be
+ * trap, whatever arming returns.  A watch with its value noted, backed
+ * or not, gets its delay's return address pointed at this trap, to be
  * looked at again there (delay_return); the stack is then as at the
  * call, which tells the return from a call.
  */
 static int delay_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs *k)
 {
-	const uint64_t rsp = k->rsp;
+	const uint64_t rsp = k->rsp, arg = k->rdi;
 	unsigned d = lw->depth[vcpu->id];
 	struct lw_live *l = d ? &lw->live[vcpu->id][d - 1] : NULL;
 	int rc;
@@ -753,6 +800,7 @@ static int delay_trap(struct vcpu *vcpu, struct linux_watch *lw, struct kvm_regs
 		return VCPU_STOP;
 	if (!l || !l->pending || l->frame != rsp + lw->delay.depth)
 		return VCPU_RESUME;
+	l->delay_arg = arg;
 	rc = back_watch(vcpu, lw, l, rsp);
 	/* k->rsp is at the return address the call pushed. */
 	if (rc == VCPU_RESUME && l->value_known && write_u64(vcpu, k->rsp, lw->delay.addr)) {
@@ -785,6 +833,8 @@ static int end_watch(struct vcpu *vcpu, struct linux_watch *lw, const struct lw_
 		arm_budget_caught(&lw->budget, l->addr);
 	if (l->late && res.have_hit)
 		lw->late_caught++;
+	if (l->missed && res.have_hit)
+		lw->missed_caught++;
 	pthread_mutex_unlock(&lw->lock);
 	if (rc == VCPU_RESUME)
 		watch_ended(vcpu, lw, l, &res);
@@ -1049,10 +1099,12 @@ void linux_watch_print_stats(struct linux_watch *lw, FILE *f)
 			   " host reports, %" PRIu64 " merged with Linux's own, %" PRIu64
 			   " without the watcher's stack; %" PRIu64
 			   " unbacked whose value changed, backed late (%" PRIu64
+			   " caught the other side then); %" PRIu64
+			   " backed whose value changed unseen by the registers, delayed again (%" PRIu64
 			   " caught the other side then)\n",
 		lw->entries, lw->armed, lw->not_armed, lw->over_budget, LW_BUDGET_PCT, lw->favoured,
 		lw->on_stack, lw->too_deep, lw->not_delayed, lw->reports, lw->merged, lw->lost_frames,
-		lw->late, lw->late_caught);
+		lw->late, lw->late_caught, lw->missed, lw->missed_caught);
 	pthread_mutex_unlock(&lw->lock);
 }
 
