@@ -161,6 +161,85 @@ shutdown_watch() {
 	}
 }
 
+# entry_watch: for the shutdown that is the known fault's other face (a
+# page fault on fetching the very instruction the vCPU was entered at):
+# every kvm entry and exit, in a trace instance of its own, until the
+# first shutdown turns it off.  The buffer keeps the newest events, so the
+# shut-down vCPU's last entry and the exit before it are there.
+entry_trace=$lost_state_trace/instances/emuhost-entry
+entry_watch() {
+	t=$entry_trace
+	mkdir "$t" 2>/dev/null &&
+		echo 256 >"$t/buffer_size_kb" &&
+		echo 'traceoff if exit_reason == 127' >"$t/events/kvm/kvm_exit/trigger" &&
+		echo 1 >"$t/events/kvm/kvm_exit/enable" &&
+		echo 1 >"$t/events/kvm/kvm_entry/enable" || {
+		echo "emuhost-init: the kvm entry trace could not be set up: a lost state's page-fault face goes untold"
+		return 1
+	}
+}
+
+# fetch_fault_said: whether the shutdown is the known fault's other face,
+# said on the control port as "lost-fetch ..." (emuhost then calls the
+# run the emulated host's fault).  All of these hold, none of which a
+# guest's own triple fault or a host's wrong RIP gives:
+#   the shutdown came while delivering a page fault for an instruction
+#   fetch from a page not present (intr_info vector 14, error code with
+#   the fetch bit and without the present bit);
+#   its RIP is the RIP kvm last entered that vCPU at: not one instruction
+#   of the guest ran;
+#   the vCPU's exit before that entry was on the same 4 KiB page: it had
+#   been fetching from that page until then.
+# A host that set a wrong RIP sets one the guest was not just running on.
+# The rule, on the instance's trace; prints the shutdown it matched.
+# Addresses are compared as digit strings: awk's numbers are doubles.
+# (tests/host/emuhost-lost-fetch.sh runs it on traces made up to match
+# and to miss, from the text between these markers.)
+# BEGIN fetch_fault_rule
+fetch_fault_rule='
+	function addr(s) {
+		s = tolower(s); sub(/^0x0*/, "", s)
+		return s
+	}
+	function page(s) {
+		s = addr(s)
+		return length(s) > 3 ? substr(s, 1, length(s) - 3) : ""
+	}
+	function hex32(s,   n, i) {
+		n = 0; s = addr(s)
+		for (i = 1; i <= length(s); i++)
+			n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return n
+	}
+	function field(name,   i) {
+		for (i = 1; i < NF; i++) if ($i == name) return $(i + 1)
+		return ""
+	}
+	/ kvm_entry: vcpu / {
+		v = field("vcpu"); sub(/,$/, "", v)
+		entry[v] = field("rip"); before[v] = last_exit[v]
+		next
+	}
+	/ kvm_exit: vcpu / {
+		v = field("vcpu")
+		if (field("reason") != "shutdown") { last_exit[v] = field("rip"); next }
+		rip = field("rip"); info = hex32(field("intr_info")); code = hex32(field("error_code"))
+		if (info >= 2147483648 && info % 256 == 14 &&
+		    int(code / 16) % 2 == 1 && code % 2 == 0 &&
+		    entry[v] != "" && addr(entry[v]) == addr(rip) &&
+		    before[v] != "" && page(before[v]) == page(rip))
+			print "vcpu " v " rip " rip " entered at " entry[v] " after an exit at " before[v] \
+			      " intr_info " field("intr_info") " error_code " field("error_code")
+		exit
+	}'
+# END fetch_fault_rule
+fetch_fault_said() {
+	[ "$(cat "$entry_trace/tracing_on" 2>/dev/null)" = 0 ] || return 1
+	found=$(grep -v '^#' "$entry_trace/trace" | awk "$fetch_fault_rule")
+	[ -n "$found" ] || return 1
+	ctl "lost-fetch $found"
+}
+
 # shutdown_said: after the command, when a nested guest shut down, the
 # last 16 events before it and the shutdown itself, each on the control
 # port as "shutdown ..." (emuhost prints them; they change no status).
@@ -210,6 +289,8 @@ if lost_state_watch; then
 fi
 shutdown_on=""
 shutdown_watch && shutdown_on=1
+entry_on=""
+entry_watch && entry_on=1
 
 cd /csan || exit 1   # cannot happen: the base initramfs has /csan
 # The args file holds `set -- 'COMMAND' 'ARG'...`, quoted by emuhost.
@@ -265,6 +346,7 @@ if [ -n "$lost_watcher" ]; then
 	lost_state_said
 fi
 [ -z "$shutdown_on" ] || shutdown_said
+[ -z "$entry_on" ] || fetch_fault_said
 n=0
 if [ -r /.emuhost/outputs ]; then
 	while read -r path; do

@@ -662,6 +662,18 @@ run_command() {
 		cleanup
 		exit 125
 	fi
+	# Its other face (emuhost-init's fetch_fault_said): a vCPU shut down
+	# fetching the very instruction kvm had just entered it at, on a page
+	# it was running on until its exit before, for want of a page present.
+	if grep -q '^lost-fetch ' "$tmp/ctl" 2>/dev/null; then
+		lost=$(sed -n 's/^lost-fetch //p' "$tmp/ctl" | head -n 1 | tr -d '\r')
+		[ -z "$status" ] || lost="$lost; the command's status $status is not its own"
+		say "the emulated host lost a nested guest's state while running '${command[*]}': a vCPU triple-faulted on a page fault fetching the first instruction its kvm entered it at, on the page it had been running on until its exit before ($lost)"
+		say "that is the emulated host's fault, not the guest's (docs/harness.md): run again"
+		bring_outputs
+		cleanup
+		exit 125
+	fi
 	if [ -n "$status" ]; then
 		bring_outputs
 		cleanup
