@@ -727,7 +727,7 @@ static int delay_again(struct vcpu *vcpu, struct linux_watch *lw, struct lw_live
  * a watch the budget left unbacked, and to a backed one whose writer
  * wrote while the registers were being loaded (on its vCPU, before its
  * load).  The watcher has not gone on since its access, so a longer
- * delay is only a longer delay: arm (if not armed), and call KCSAN's
+ * delay changes nothing it does: arm (if not armed), and call KCSAN's
  * delay again and again, up to LW_SECOND_LOOK_MS, until a register
  * catches the other side; the exit trap then disarms and reports as for
  * any backed watch (merged with KCSAN's report, which waits for it).
