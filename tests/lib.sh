@@ -142,9 +142,10 @@ run_vmm() {
 # failure, by the harness's own status and words (125, or csan-vmm's 2
 # for --host=auto, which passes the harness's words on)?  Those are: the
 # emulated host stopped, its kernel locked up, it fell silent, a serial
-# port stopped sending, or its kvm saw the nested guest exit at an address
-# of its own kvm modules (QEMU's TCG lost the guest's state:
-# docs/harness.md, "Known faults").  Nothing csan-vmm or the guest says
+# port stopped sending, or QEMU's TCG lost the guest's state: its kvm saw
+# the nested guest exit at an address of its own kvm modules, or a vCPU
+# triple-faulted fetching the very instruction kvm had entered it at
+# (docs/harness.md, "Known faults").  Nothing csan-vmm or the guest says
 # counts: a triple fault, a hang or an empty console with none of these
 # words is the product's, and fails the test.  Says so when it is.
 nested_state_lost() {

@@ -215,20 +215,22 @@ fetch_fault_rule='
 		for (i = 1; i < NF; i++) if ($i == name) return $(i + 1)
 		return ""
 	}
+	# Keyed by the vCPU thread (the first field of ftrace, comm-pid): the
+	# command may run several guests, each with its vCPU 0, 1...
 	/ kvm_entry: vcpu / {
-		v = field("vcpu"); sub(/,$/, "", v)
-		entry[v] = field("rip"); before[v] = last_exit[v]
+		v = field("vcpu"); sub(/,$/, "", v); t = $1
+		entry[t] = field("rip"); before[t] = last_exit[t]
 		next
 	}
 	/ kvm_exit: vcpu / {
-		v = field("vcpu")
-		if (field("reason") != "shutdown") { last_exit[v] = field("rip"); next }
+		v = field("vcpu"); t = $1
+		if (field("reason") != "shutdown") { last_exit[t] = field("rip"); next }
 		rip = field("rip"); info = hex32(field("intr_info")); code = hex32(field("error_code"))
 		if (info >= 2147483648 && info % 256 == 14 &&
 		    int(code / 16) % 2 == 1 && code % 2 == 0 &&
-		    entry[v] != "" && addr(entry[v]) == addr(rip) &&
-		    before[v] != "" && page(before[v]) == page(rip))
-			print "vcpu " v " rip " rip " entered at " entry[v] " after an exit at " before[v] \
+		    entry[t] != "" && addr(entry[t]) == addr(rip) &&
+		    before[t] != "" && page(before[t]) == page(rip))
+			print "vcpu " v " rip " rip " entered at " entry[t] " after an exit at " before[t] \
 			      " intr_info " field("intr_info") " error_code " field("error_code")
 		exit
 	}'

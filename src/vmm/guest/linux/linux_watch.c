@@ -722,8 +722,9 @@ static int delay_again(struct vcpu *vcpu, struct linux_watch *lw, struct lw_live
 /*
  * KCSAN's delay returns (the delay trap pointed its return at the trap
  * itself): KCSAN is about to read the value again.  If it changed
- * meanwhile with no debug-register hit, KCSAN will report a race at
- * unknown origin, and the writer may well write again.  That happens to
+ * meanwhile with no debug-register hit, KCSAN will most likely report a
+ * race at unknown origin (unless its access mask hides the change, or
+ * the access was a reordered one), and the writer may well write again.  That happens to
  * a watch the budget left unbacked, and to a backed one whose writer
  * wrote while the registers were being loaded (on its vCPU, before its
  * load).  The watcher has not gone on since its access, so a longer
@@ -732,7 +733,12 @@ static int delay_again(struct vcpu *vcpu, struct linux_watch *lw, struct lw_live
  * catches the other side; the exit trap then disarms and reports as for
  * any backed watch (merged with KCSAN's report, which waits for it).
  * Delaying in the guest, not holding the vCPU in the host, lets the
- * watcher's CPU take its interrupts: a timer there may be the writer.
+ * watcher's CPU take its interrupts where KCSAN's delay does (its
+ * interrupt watcher on): a timer there may be the writer.  The return
+ * is found by this vCPU's live watch and %rsp, which assumes the task
+ * is not moved to another CPU inside its delay: true without full
+ * preemption (the kernels csan-vmm's configurations build); with
+ * CONFIG_PREEMPT a moved task's return would be taken for a new call.
  * A race has already shown there, so this is not charged to the budget.
  * Counted as backed late, or as missed.
  */
