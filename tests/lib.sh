@@ -104,6 +104,34 @@ require_emulated_host() {
 	esac
 }
 
+# qemu_stand_in: $work/qemu, a stand-in QEMU for emuhost's own tests
+# (QEMU_SYSTEM=$work/qemu), its body on stdin.  It answers --version as
+# the real QEMU does, so emuhost takes it for the QEMU it verified (which
+# must pass emuhost --check), and finds among its arguments the file
+# chardev "console" ($console) and the pipe chardev "ctl" ($ctl: what the
+# body writes to "$ctl.out" reaches emuhost as the control port's words).
+# The body ends with "exit 0" after it.
+qemu_stand_in() {
+	"$EMUHOST" --check >/dev/null 2>&1 || fail "emuhost --check failed with the real QEMU"
+	qsi_version=$("${QEMU_SYSTEM:-qemu-system-x86_64}" --version | head -n 1)
+	{
+		printf '#!/bin/sh\ncase "$1" in --version) echo "%s"; exit 0 ;; esac\n' "$qsi_version"
+		cat <<'EOQ'
+console= ctl=
+while [ $# -gt 0 ]; do
+	case "$1,$2" in
+	-chardev,file,id=console,path=*) console=${2#file,id=console,path=} ;;
+	-chardev,pipe,id=ctl,path=*) ctl=${2#pipe,id=ctl,path=} ;;
+	esac
+	shift
+done
+EOQ
+		cat
+		echo "exit 0"
+	} >"$work/qemu"
+	chmod +x "$work/qemu"
+}
+
 # run_host ARGS...: csan-vmm ARGS on this machine, as a user runs it (no
 # --host added), under the wall-clock ceiling; sets $rc, fills $out/$err.
 # A run the emulated host's known fault ended is made again.

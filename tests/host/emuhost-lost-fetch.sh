@@ -72,27 +72,13 @@ said=$(trace $k 0xffffffff81109679 $k 0x80000b0e 0x00000010 |
 
 # emuhost, told on the control port, whatever the command's status.
 require_emulated_host
-qemu=${QEMU_SYSTEM:-qemu-system-x86_64}
-"$EMUHOST" --check >/dev/null 2>&1 || fail "emuhost --check failed with the real QEMU"
-version=$("$qemu" --version | head -n 1)
-cat >"$work/qemu" <<EOQ
-#!/bin/sh
-case "\$1" in --version) echo "$version"; exit 0 ;; esac
-ctl=
-while [ \$# -gt 0 ]; do
-	case "\$1,\$2" in
-	-chardev,pipe,id=ctl,path=*) ctl=\${2#pipe,id=ctl,path=} ;;
-	esac
-	shift
-done
+qemu_stand_in <<EOB
 {
 	echo started
 	echo "lost-fetch vcpu 2 rip $k entered at $k after an exit at 0xffffffff81109679 intr_info 0x80000b0e error_code 0x00000010"
 	echo "exit 3"
 } >"\$ctl.out"
-exit 0
-EOQ
-chmod +x "$work/qemu"
+EOB
 QEMU_SYSTEM=$work/qemu "$EMUHOST" --timeout 60 -- true </dev/null >"$out" 2>"$err"
 rc=$?
 expect_rc 125

@@ -7,28 +7,11 @@
 # was lost: it writes only the console line, as the kernel would.
 . "$top_srcdir/tests/lib.sh"
 require_emulated_host
-qemu=${QEMU_SYSTEM:-qemu-system-x86_64}
-# The stand-in must pass as the QEMU the harness has verified.
-"$EMUHOST" --check >/dev/null 2>&1 || fail "emuhost --check failed with the real QEMU"
-version=$("$qemu" --version | head -n 1)
-cat >"$work/qemu" <<EOQ
-#!/bin/sh
-case "\$1" in --version) echo "$version"; exit 0 ;; esac
-# The file chardev "console" is the console; the pipe chardev "ctl" the
-# control port, where the init script's "started" does arrive.
-console= ctl=
-while [ \$# -gt 0 ]; do
-	case "\$1,\$2" in
-	-chardev,file,id=console,path=*) console=\${2#file,id=console,path=} ;;
-	-chardev,pipe,id=ctl,path=*) ctl=\${2#pipe,id=ctl,path=} ;;
-	esac
-	shift
-done
-echo started >"\$ctl.out"
-printf '[    2.718281] emuhost-status: exit 5\r\n[    2.800000] reboot: Power down\r\n' >"\$console"
-exit 0
-EOQ
-chmod +x "$work/qemu"
+# The init script's "started" does arrive on the control port.
+qemu_stand_in <<'EOB'
+echo started >"$ctl.out"
+printf '[    2.718281] emuhost-status: exit 5\r\n[    2.800000] reboot: Power down\r\n' >"$console"
+EOB
 QEMU_SYSTEM=$work/qemu "$EMUHOST" --timeout 60 -- true </dev/null >"$out" 2>"$err"
 rc=$?
 expect_rc 5
