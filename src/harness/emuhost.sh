@@ -512,6 +512,20 @@ explain_failure() {
 # Each --output comes back on the control port after COMMAND, base64
 # between "file N" and "end N" lines (or "nofile N": COMMAND did not write
 # it, and the host file is left alone).
+# lost_state_end WHAT TRACED: the run ends as the emulated host's fault
+# (125), whatever the command's $status, in the words the tests' retry
+# rule knows (tests/lib.sh, nested_state_lost): WHAT its kvm saw, TRACED
+# the traced exit that showed it.
+lost_state_end() {
+	local traced=$2
+	[ -z "$status" ] || traced="$traced; the command's status $status is not its own"
+	say "the emulated host lost a nested guest's state while running '${command[*]}': $1 ($traced)"
+	say "that is the emulated host's fault, not the guest's (docs/harness.md): run again"
+	bring_outputs
+	cleanup
+	exit 125
+}
+
 bring_outputs() {
 	local i=0 spec host
 	for spec in "${outputs[@]}"; do
@@ -654,25 +668,15 @@ run_command() {
 	# its own kvm modules (emuhost-init's watch_lost_state).  The run is
 	# not COMMAND's to judge.
 	if grep -q '^lost-state ' "$tmp/ctl" 2>/dev/null; then
-		lost=$(sed -n 's/^lost-state //p' "$tmp/ctl" | head -n 1 | tr -d '\r' | sed 's/ info1 .*//')
-		[ -z "$status" ] || lost="$lost; the command's status $status is not its own"
-		say "the emulated host lost a nested guest's state while running '${command[*]}': its kvm saw the guest exit at an address inside its own kvm modules, where the guest has no code ($lost)"
-		say "that is the emulated host's fault, not the guest's (docs/harness.md): run again"
-		bring_outputs
-		cleanup
-		exit 125
+		lost_state_end "its kvm saw the guest exit at an address inside its own kvm modules, where the guest has no code" \
+			"$(sed -n 's/^lost-state //p' "$tmp/ctl" | head -n 1 | tr -d '\r' | sed 's/ info1 .*//')"
 	fi
 	# Its other face (emuhost-init's fetch_fault_said): a vCPU shut down
 	# fetching the very instruction kvm had just entered it at, on a page
 	# it was running on until its exit before, for want of a page present.
 	if grep -q '^lost-fetch ' "$tmp/ctl" 2>/dev/null; then
-		lost=$(sed -n 's/^lost-fetch //p' "$tmp/ctl" | head -n 1 | tr -d '\r')
-		[ -z "$status" ] || lost="$lost; the command's status $status is not its own"
-		say "the emulated host lost a nested guest's state while running '${command[*]}': a vCPU triple-faulted on a page fault fetching the first instruction its kvm entered it at, on the page it had been running on until its exit before ($lost)"
-		say "that is the emulated host's fault, not the guest's (docs/harness.md): run again"
-		bring_outputs
-		cleanup
-		exit 125
+		lost_state_end "a vCPU triple-faulted on a page fault fetching the first instruction its kvm entered it at, on the page it had been running on until its exit before" \
+			"$(sed -n 's/^lost-fetch //p' "$tmp/ctl" | head -n 1 | tr -d '\r')"
 	fi
 	if [ -n "$status" ]; then
 		bring_outputs
