@@ -228,7 +228,15 @@ static void test_sampling(void)
 		       "error: this run samples (--watch=sample) from start to end; run again with "
 		       "--watch=hw");
 	CHECK(strcmp(run(vm, "get", &after),
-		     "sample_breakpoints=2\nsample_delay_ms=5\nsample_period_ms=20\nok\n") == 0);
+		     "sample_breakpoints=2\nsample_delay_ms=5\nsample_period_ms=20\nsample_paused=0\nok\n") ==
+	      0);
+	/* Pausing is a knob of 0 or 1; the draw's tick does the rest. */
+	CHECK(strcmp(run(vm, "set sample_paused 1", &after), "sample_paused=1\nok\n") == 0);
+	CHECK_EQ_U64(sp.o.paused, 1);
+	CHECK_CONTAINS(run(vm, "set sample_paused 2", &after),
+		       "sample_paused: '2' is not a number from 0 to 1");
+	CHECK(strcmp(run(vm, "set sample_paused 0", &after), "sample_paused=0\nok\n") == 0);
+	CHECK_EQ_U64(sp.o.paused, 0);
 	CHECK(strcmp(run(vm, "set sample_delay_ms 12", &after), "sample_delay_ms=12\nok\n") == 0);
 	CHECK_EQ_U64(sp.o.delay_ms, 12);
 	CHECK(strcmp(run(vm, "get sample_delay_ms", &after), "sample_delay_ms=12\nok\n") == 0);

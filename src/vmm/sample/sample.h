@@ -27,6 +27,7 @@ struct sample_opts {
 	unsigned breakpoints; /* code breakpoints live at once, 1..HW_CODE_MAX */
 	unsigned delay_ms;    /* how long a hit holds its vCPU */
 	unsigned period_ms;   /* how often the live sites are drawn anew */
+	unsigned paused;      /* 1: no code breakpoint armed, no draw (the control socket's) */
 	uint64_t seed;	      /* the draw's seed */
 	const char *only;     /* comma-separated shell patterns of function names; NULL: all */
 };
@@ -46,6 +47,7 @@ enum sample_knob_id {
 	SAMPLE_KNOB_BREAKPOINTS, /* struct sample_opts' breakpoints */
 	SAMPLE_KNOB_DELAY_MS,	 /* delay_ms */
 	SAMPLE_KNOB_PERIOD_MS,	 /* period_ms */
+	SAMPLE_KNOB_PAUSED,	 /* paused: the control socket's alone, no flag */
 	SAMPLE_KNOBS
 };
 

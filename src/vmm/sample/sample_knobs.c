@@ -14,6 +14,7 @@ const struct sample_knob sample_knobs[SAMPLE_KNOBS] = {
 	[SAMPLE_KNOB_BREAKPOINTS] = { "sample_breakpoints", 1, HW_CODE_MAX },
 	[SAMPLE_KNOB_DELAY_MS] = { "sample_delay_ms", 0, 1000 },
 	[SAMPLE_KNOB_PERIOD_MS] = { "sample_period_ms", 1, 60000 },
+	[SAMPLE_KNOB_PAUSED] = { "sample_paused", 0, 1 },
 };
 
 const struct sample_knob *sample_knob_find(const char *name)
@@ -31,6 +32,7 @@ static unsigned *field(struct sampler *sp, const struct sample_knob *k)
 	switch (k - sample_knobs) {
 	case SAMPLE_KNOB_BREAKPOINTS: return &sp->o.breakpoints;
 	case SAMPLE_KNOB_DELAY_MS: return &sp->o.delay_ms;
+	case SAMPLE_KNOB_PAUSED: return &sp->o.paused;
 	default: return &sp->o.period_ms;
 	}
 }

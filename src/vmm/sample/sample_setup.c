@@ -130,6 +130,29 @@ static int ms_until_next(const struct sampler *sp, uint64_t now)
 }
 
 /*
+ * Paused (the control socket's sample_paused): the code breakpoints come
+ * off at the first tick, in one load, and no site is drawn until it is
+ * lifted; the draw then comes at once.  The modules are still followed.
+ * Looked at again every SAMPLE_START_POLL_MS, so a resume takes effect
+ * within that, whatever the period.
+ */
+static int pause_tick(struct vm *vm, struct sampler *sp, uint64_t now)
+{
+	unsigned loaded;
+	bool armed;
+
+	pthread_mutex_lock(&sp->lock);
+	armed = sp->nlive > 0;
+	sp->nlive = 0;
+	pthread_mutex_unlock(&sp->lock);
+	if (armed && hw_code_breakpoints_set(vm, NULL, 0, &loaded))
+		return -1;
+	__atomic_store_n(&sp->reload, true, __ATOMIC_RELEASE);
+	sp->next_draw_ns = now;
+	return SAMPLE_START_POLL_MS;
+}
+
+/*
  * The supervisor's tick: every period, new sites for the code
  * breakpoints, uniformly over the table (sample_table_draw), so the
  * sampling rate, not how hot the code is, decides how often a site is
@@ -155,6 +178,8 @@ static int draw_tick(struct vm *vm, struct vcpu *vcpu, void *ctx)
 		/* The look stopped vCPU 0 and may have decoded a module: it took time. */
 		now = clock_now_ns();
 	}
+	if (__atomic_load_n(&sp->o.paused, __ATOMIC_RELAXED))
+		return pause_tick(vm, sp, now);
 	if (now < sp->next_draw_ns && !__atomic_load_n(&sp->reload, __ATOMIC_ACQUIRE))
 		return ms_until_next(sp, now);
 	pthread_mutex_lock(&sp->lock);
