@@ -39,7 +39,8 @@ rounds_now() {
 	}
 }
 windows() {
-	k=0 last=$(($(up) + secs - window - 1))
+	# Two seconds to spare: a window's own work may end it late.
+	k=0 last=$(($(up) + secs - window - 2))
 	until [ -e /tmp/kw.a.n ] && [ -e /tmp/kw.b.n ]; do sleep 0.1; done
 	while [ "$(up)" -le "$last" ]; do
 		k=$((k + 1))

@@ -42,6 +42,8 @@ echo "still-paused $(counts)"
 set_knob sample_paused 0
 sleep 3
 echo "resumed $(counts)"
+# The case must still have been running: else no hit says nothing.
+grep -q 'case racy-plain done' "$dir/vmm.out" && echo "the case ended before the last stretch"
 "$vmm" --control="$sock" --send=quit >/dev/null 2>&1
 wait $pid
 echo "vmm rc=$?"

@@ -123,10 +123,12 @@ static int apply_debugregs(struct vcpu *vcpu, void *arg)
 	 * work again; they are merged into ours while it is on.  Not while
 	 * code breakpoints are served (sampling, paused or between draws):
 	 * a vCPU stepping past one may have KVM's #DB on its way, which KVM
-	 * would hand to the guest once debugging is off.  Most likely that is
-	 * what crashed Debian's kernel (a warning, then status 3) in 2 of 8
-	 * runs that paused sampling every 6 s in the emulated host, both
-	 * stepping past code breakpoints (RF not honoured there).
+	 * would hand to the guest once debugging is off.  That may be what
+	 * crashed Debian's kernel (a warning, then status 3) in 2 of 11 runs
+	 * that paused sampling every 6 s in the emulated host, both stepping
+	 * past code breakpoints (RF not honoured there); not confirmed
+	 * (docs/BENCHMARKS.md).  The cost: while sampling is paused, a slot
+	 * the guest arms itself waits for the next load to take effect.
 	 */
 	if (hw->dr7 || hw->code_hit) {
 		guest_loaded = hv->guest_enabled & ~ours;
