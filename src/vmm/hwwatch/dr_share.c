@@ -124,7 +124,7 @@ static int apply_debugregs(struct vcpu *vcpu, void *arg)
 	 * code breakpoints are served (sampling, paused or between draws):
 	 * a vCPU stepping past one may have KVM's #DB on its way, which KVM
 	 * would hand to the guest once debugging is off.  That may be what
-	 * crashed Debian's kernel (a warning, then status 3) in 2 of 11 runs
+	 * crashed Debian's kernel (a warning, then status 3) in 2 of 14 runs
 	 * that paused sampling every 6 s in the emulated host, both stepping
 	 * past code breakpoints (RF not honoured there); not confirmed
 	 * (docs/BENCHMARKS.md).  The cost: while sampling is paused, a slot
