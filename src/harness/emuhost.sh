@@ -509,9 +509,6 @@ explain_failure() {
 	[ -n "${CSAN_HARNESS_CONSOLE:-}" ] || say "(set CSAN_HARNESS_CONSOLE=FILE to keep the whole console log)"
 }
 
-# Each --output comes back on the control port after COMMAND, base64
-# between "file N" and "end N" lines (or "nofile N": COMMAND did not write
-# it, and the host file is left alone).
 # lost_state_end WHAT TRACED: the run ends as the emulated host's fault
 # (125), whatever the command's $status, in the words the tests' retry
 # rule knows (tests/lib.sh, nested_state_lost): WHAT its kvm saw, TRACED
@@ -526,6 +523,9 @@ lost_state_end() {
 	exit 125
 }
 
+# Each --output comes back on the control port after COMMAND, base64
+# between "file N" and "end N" lines (or "nofile N": COMMAND did not write
+# it, and the host file is left alone).
 bring_outputs() {
 	local i=0 spec host
 	for spec in "${outputs[@]}"; do
