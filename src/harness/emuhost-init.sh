@@ -161,11 +161,11 @@ shutdown_watch() {
 	}
 }
 
-# entry_watch: for the shutdown that is the known fault's other face (a
-# page fault on fetching the very instruction the vCPU was entered at):
-# every kvm entry and exit, in a trace instance of its own, until the
-# first shutdown turns it off.  The buffer keeps the newest events, so the
-# shut-down vCPU's last entry and the exit before it are there.
+# entry_watch: for the shutdowns that are the known fault's other faces
+# (entry_fault_rule, below): every kvm entry and exit, in a trace
+# instance of its own, until the first shutdown turns it off.  The buffer
+# keeps the newest events, so the shut-down vCPU's last entry, the exit
+# before it and its earlier wakes from HLT are there.
 entry_trace=$lost_state_trace/instances/emuhost-entry
 entry_watch() {
 	t=$entry_trace
@@ -174,29 +174,37 @@ entry_watch() {
 		echo 'traceoff if exit_reason == 127' >"$t/events/kvm/kvm_exit/trigger" &&
 		echo 1 >"$t/events/kvm/kvm_exit/enable" &&
 		echo 1 >"$t/events/kvm/kvm_entry/enable" || {
-		echo "emuhost-init: the kvm entry trace could not be set up: a lost state's page-fault face goes untold"
+		echo "emuhost-init: the kvm entry trace could not be set up: a lost state's page-fault and wake faces go untold"
 		return 1
 	}
 }
 
-# fetch_fault_said: whether the shutdown is the known fault's other face,
-# said on the control port as "lost-fetch ..." (emuhost then calls the
-# run the emulated host's fault).  All of these hold, none of which a
-# guest's own triple fault or a host's wrong RIP gives:
-#   the shutdown came while delivering a page fault for an instruction
-#   fetch from a page not present (intr_info vector 14, error code with
-#   the fetch bit and without the present bit);
-#   its RIP is the RIP kvm last entered that vCPU at: not one instruction
-#   of the guest ran;
-#   the vCPU's exit before that entry was on the same 4 KiB page: it had
-#   been fetching from that page until then.
-# A host that set a wrong RIP sets one the guest was not just running on.
-# The rule, on the instance's trace; prints the shutdown it matched.
+# entry_fault_said: whether the shutdown is one of the known fault's
+# faces at a world switch, said on the control port as "lost-fetch ..."
+# or "lost-wake ..." (emuhost then calls the run the emulated host's
+# fault).  Both need the shutdown's RIP to be the RIP kvm last entered
+# that vCPU at: not one instruction of the guest ran.  Then:
+#   lost-fetch: the shutdown came while delivering a page fault for an
+#   instruction fetch from a page not present (intr_info vector 14, error
+#   code with the fetch bit and without the present bit), and the vCPU's
+#   exit before that entry was on the same 4 KiB page: it had been
+#   fetching from that page until then.  A host that set a wrong RIP sets
+#   one the guest was not just running on;
+#   lost-wake: the shutdown came while delivering an external interrupt
+#   (intr_info type 0), the exit before that entry was a HLT on the
+#   byte before (kvm woke the vCPU from HLT to take the interrupt), and
+#   the trace holds an earlier wake of the same vCPU at the same RIP after
+#   which it ran on to another exit: the same delivery, from the same
+#   halted place (in an idle loop the same stack), had worked.  A guest
+#   whose IDT, GDT or stack is broken for interrupts fails its first one.
+# A guest's own triple fault (a data access, a jump to an unmapped page,
+# an interrupt with a broken stack) misses them.  The rule runs on the
+# instance's trace and prints the face and the shutdown it matched.
 # Addresses are compared as digit strings: awk's numbers are doubles.
 # (tests/host/emuhost-lost-fetch.sh runs it on traces made up to match
 # and to miss, from the text between these markers.)
-# BEGIN fetch_fault_rule
-fetch_fault_rule='
+# BEGIN entry_fault_rule
+entry_fault_rule='
 	function addr(s) {
 		s = tolower(s); sub(/^0x0*/, "", s)
 		return s
@@ -211,6 +219,11 @@ fetch_fault_rule='
 			n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 		return n
 	}
+	# Whether b is a + 1 on the same page (a HLT is one byte long).
+	function next_byte(a, b) {
+		return page(a) == page(b) && hex32(substr(addr(a), length(page(a)) + 1)) + 1 == \
+			hex32(substr(addr(b), length(page(b)) + 1))
+	}
 	function field(name,   i) {
 		for (i = 1; i < NF; i++) if ($i == name) return $(i + 1)
 		return ""
@@ -218,28 +231,37 @@ fetch_fault_rule='
 	# Keyed by the vCPU thread (the first field of ftrace, comm-pid): the
 	# command may run several guests, each with its vCPU 0, 1...
 	/ kvm_entry: vcpu / {
-		v = field("vcpu"); sub(/,$/, "", v); t = $1
+		t = $1
 		entry[t] = field("rip"); before[t] = last_exit[t]
+		waking[t] = last_reason[t] == "hlt" && next_byte(last_exit[t], entry[t])
 		next
 	}
 	/ kvm_exit: vcpu / {
 		v = field("vcpu"); t = $1
-		if (field("reason") != "shutdown") { last_exit[t] = field("rip"); next }
+		if (field("reason") != "shutdown") {
+			if (waking[t]) woke[t, addr(entry[t])] = 1
+			waking[t] = 0
+			last_exit[t] = field("rip"); last_reason[t] = field("reason")
+			next
+		}
 		rip = field("rip"); info = hex32(field("intr_info")); code = hex32(field("error_code"))
-		if (info >= 2147483648 && info % 256 == 14 &&
-		    int(code / 16) % 2 == 1 && code % 2 == 0 &&
-		    entry[t] != "" && addr(entry[t]) == addr(rip) &&
-		    before[t] != "" && page(before[t]) == page(rip))
-			print "vcpu " v " rip " rip " entered at " entry[t] " after an exit at " before[t] \
-			      " intr_info " field("intr_info") " error_code " field("error_code")
+		said = "vcpu " v " rip " rip " entered at " entry[t] " after an exit at " before[t] \
+		       " intr_info " field("intr_info") " error_code " field("error_code")
+		if (info < 2147483648 || entry[t] == "" || addr(entry[t]) != addr(rip) || before[t] == "")
+			exit
+		if (info % 256 == 14 && int(code / 16) % 2 == 1 && code % 2 == 0 &&
+		    page(before[t]) == page(rip))
+			print "lost-fetch " said
+		else if (int(info / 256) % 8 == 0 && waking[t] && woke[t, addr(rip)])
+			print "lost-wake " said
 		exit
 	}'
-# END fetch_fault_rule
-fetch_fault_said() {
+# END entry_fault_rule
+entry_fault_said() {
 	[ "$(cat "$entry_trace/tracing_on" 2>/dev/null)" = 0 ] || return 1
-	found=$(grep -v '^#' "$entry_trace/trace" | awk "$fetch_fault_rule")
+	found=$(grep -v '^#' "$entry_trace/trace" | awk "$entry_fault_rule")
 	[ -n "$found" ] || return 1
-	ctl "lost-fetch $found"
+	ctl "$found"
 }
 
 # shutdown_said: after the command, when a nested guest shut down, the
@@ -348,7 +370,7 @@ if [ -n "$lost_watcher" ]; then
 	lost_state_said
 fi
 [ -z "$shutdown_on" ] || shutdown_said
-[ -z "$entry_on" ] || fetch_fault_said
+[ -z "$entry_on" ] || entry_fault_said
 n=0
 if [ -r /.emuhost/outputs ]; then
 	while read -r path; do

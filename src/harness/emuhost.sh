@@ -671,12 +671,18 @@ run_command() {
 		lost_state_end "its kvm saw the guest exit at an address inside its own kvm modules, where the guest has no code" \
 			"$(sed -n 's/^lost-state //p' "$tmp/ctl" | head -n 1 | tr -d '\r' | sed 's/ info1 .*//')"
 	fi
-	# Its other face (emuhost-init's fetch_fault_said): a vCPU shut down
-	# fetching the very instruction kvm had just entered it at, on a page
-	# it was running on until its exit before, for want of a page present.
+	# Its faces at a world switch (emuhost-init's entry_fault_said): a
+	# vCPU shut down fetching the very instruction kvm had just entered it
+	# at, on a page it was running on until its exit before, for want of
+	# a page present; or delivering an interrupt where kvm woke it from
+	# HLT, as it had from the same HLT before.
 	if grep -q '^lost-fetch ' "$tmp/ctl" 2>/dev/null; then
 		lost_state_end "a vCPU triple-faulted on a page fault fetching the first instruction its kvm entered it at, on the page it had been running on until its exit before" \
 			"$(sed -n 's/^lost-fetch //p' "$tmp/ctl" | head -n 1 | tr -d '\r')"
+	fi
+	if grep -q '^lost-wake ' "$tmp/ctl" 2>/dev/null; then
+		lost_state_end "a vCPU triple-faulted delivering an interrupt right after its HLT, where its kvm had woken it for one before and it ran on" \
+			"$(sed -n 's/^lost-wake //p' "$tmp/ctl" | head -n 1 | tr -d '\r')"
 	fi
 	if [ -n "$status" ]; then
 		bring_outputs

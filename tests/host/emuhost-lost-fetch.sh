@@ -1,18 +1,22 @@
-# emuhost-lost-fetch.sh: the emulated host's known fault in its page-fault
-# face (docs/harness.md): a vCPU shut down delivering a page fault for
-# fetching the very instruction its kvm had just entered it at, on the
-# page it was running on until its exit before.  The init script's rule
-# (fetch_fault_rule in src/harness/emuhost-init.sh) must match that trace
-# and no other shutdown: a guest's own triple fault (a data access, a
-# jump to an unmapped page) or a host's wrong RIP (entered on a page the
-# vCPU was not running on).  Then emuhost, told so on its control port,
-# calls the run the emulated host's fault (125) in words the tests' retry
-# rule (nested_state_lost) knows, whatever the command's status.  A QEMU
-# stand-in plays the emulated host, as in emuhost-status-fallback.sh.
+# emuhost-lost-fetch.sh: the emulated host's known fault in its faces at
+# a world switch (docs/harness.md).  The page-fault face: a vCPU shut down
+# delivering a page fault for fetching the very instruction its kvm had
+# just entered it at, on the page it was running on until its exit
+# before.  The wake face: a vCPU shut down delivering an external
+# interrupt at the instruction after its HLT, where kvm had woken it
+# before and it had run on.  The init script's rule (entry_fault_rule in
+# src/harness/emuhost-init.sh) must match those traces and no other
+# shutdown: a guest's own triple fault (a data access, a jump to an
+# unmapped page, an interrupt it cannot take), a host's wrong RIP
+# (entered on a page the vCPU was not running on).  Then emuhost, told so
+# on its control port, calls the run the emulated host's fault (125) in
+# words the tests' retry rule (nested_state_lost) knows, whatever the
+# command's status.  A QEMU stand-in plays the emulated host, as in
+# emuhost-status-fallback.sh.
 . "$top_srcdir/tests/lib.sh"
 init=$top_srcdir/src/harness/emuhost-init.sh
-rule=$(sed -n '/^# BEGIN fetch_fault_rule$/,/^# END fetch_fault_rule$/p' "$init")
-[ -n "$rule" ] || fail "$init has no fetch_fault_rule between its markers"
+rule=$(sed -n '/^# BEGIN entry_fault_rule$/,/^# END entry_fault_rule$/p' "$init")
+[ -n "$rule" ] || fail "$init has no entry_fault_rule between its markers"
 eval "$rule"
 # Busybox's awk is the one the emulated host runs it with.
 awk=awk
@@ -32,17 +36,17 @@ EOT
 # matches ARGS, misses ARGS: the rule prints its line ($said) for trace
 # ARGS, or nothing.
 matches() {
-	said=$(trace "$@" | $awk "$fetch_fault_rule")
+	said=$(trace "$@" | $awk "$entry_fault_rule")
 	[ -n "$said" ] || fail "the rule missed the fault's trace ($*)"
 }
 misses() {
-	said=$(trace "$@" | $awk "$fetch_fault_rule")
+	said=$(trace "$@" | $awk "$entry_fault_rule")
 	[ -z "$said" ] || fail "the rule took ($*) for the emulated host's fault: $said"
 }
 k=0xffffffff8110967b
 # The face seen on 2026-12-07: kcsan_setup_watchpoint, right after csan-vmm's exit trap.
 matches $k 0xffffffff81109679 $k 0x80000b0e 0x00000010
-[ "$said" = "vcpu 2 rip $k entered at $k after an exit at 0xffffffff81109679 intr_info 0x80000b0e error_code 0x00000010" ] ||
+[ "$said" = "lost-fetch vcpu 2 rip $k entered at $k after an exit at 0xffffffff81109679 intr_info 0x80000b0e error_code 0x00000010" ] ||
 	fail "the rule said: $said"
 # A user-mode fetch too (error code 0x14), leading zeros and capitals.
 matches 0x000000000040100A 0x401002 0x40100a 0x80000B0E 0x00000014
@@ -62,13 +66,66 @@ misses 0xffffffff8200067b 0xffffffff81109679 0xffffffff8200067b 0x80000b0e 0x000
 misses 0xffffffff8110a67b 0xffffffff81109679 0xffffffff8110a67b 0x80000b0e 0x00000010
 # No entry of vCPU 2 traced at all (the buffer began after it).
 said=$(trace $k 0xffffffff81109679 $k 0x80000b0e 0x00000010 | grep -v 'kvm_entry: vcpu 2,' |
-	$awk "$fetch_fault_rule")
+	$awk "$entry_fault_rule")
 [ -z "$said" ] || fail "the rule matched with no entry of the vCPU traced: $said"
 # The exit before was another guest's vCPU 2 (another thread): the
 # command may run several guests, and this one's first entry faulted.
 said=$(trace $k 0xffffffff81109679 $k 0x80000b0e 0x00000010 |
-	sed '1s/csan-vcpu2-120/csan-vcpu2-99/' | $awk "$fetch_fault_rule")
+	sed '1s/csan-vcpu2-120/csan-vcpu2-99/' | $awk "$entry_fault_rule")
 [ -z "$said" ] || fail "the rule took another guest's exit for this vCPU's: $said"
+
+# The wake face.  wake HLT_RIP ENTRY_RIP SHUTDOWN_RIP INTR_INFO: vCPU 10
+# halted at HLT_RIP, was woken at HLT_RIP + 1 and ran on to an MSR exit
+# (an interrupt taken); halted again, was entered at ENTRY_RIP and shut
+# down at SHUTDOWN_RIP delivering INTR_INFO.
+wake() {
+	cat <<EOT
+ csan-vcpu10-129 [000] d.... 16.270001: kvm_exit: vcpu 10 reason hlt rip $1 info1 0x0000000000000000 info2 0x0000000000000000 intr_info 0x00000000 error_code 0x00000000
+ csan-vcpu10-129 [000] d.... 16.271001: kvm_entry: vcpu 10, rip $(next_rip "$1")
+ csan-vcpu10-129 [000] d.... 16.271002: kvm_exit: vcpu 10 reason msr rip 0x101844 info1 0x0000000000000001 info2 0x0000000000000000 intr_info 0x00000000 error_code 0x00000000
+ csan-vcpu9-128 [001] d.... 16.271003: kvm_exit: vcpu 9 reason hlt rip $1 info1 0x0000000000000000 info2 0x0000000000000000 intr_info 0x00000000 error_code 0x00000000
+ csan-vcpu10-129 [000] d.... 16.272001: kvm_exit: vcpu 10 reason hlt rip $1 info1 0x0000000000000000 info2 0x0000000000000000 intr_info 0x00000000 error_code 0x00000000
+ csan-vcpu10-129 [000] d.... 16.282037: kvm_entry: vcpu 10, rip $2
+ csan-vcpu10-129 [000] d.... 16.282038: kvm_exit: vcpu 10 reason shutdown rip $3 info1 0x0000000000000000 info2 0x0000000000000000 intr_info $4 error_code 0x00000000
+EOT
+}
+next_rip() { printf '0x%x\n' $(($1 + 1)); }
+wake_matches() {
+	said=$(wake "$@" | $awk "$entry_fault_rule")
+	[ -n "$said" ] || fail "the rule missed the wake face's trace ($*)"
+}
+wake_misses() {
+	said=$(wake "$@" | $awk "$entry_fault_rule")
+	[ -z "$said" ] || fail "the rule took ($*) for the emulated host's fault: $said"
+}
+# The face seen on 2026-12-07 (selftest-64cpu): an AP's idle loop, the timer's vector 0xe0.
+wake_matches 0x1037c1 0x1037c2 0x1037c2 0x800000e0
+[ "$said" = "lost-wake vcpu 10 rip 0x1037c2 entered at 0x1037c2 after an exit at 0x1037c1 intr_info 0x800000e0 error_code 0x00000000" ] ||
+	fail "the rule said: $said"
+# Linux's idle HLT, the next byte in the digit above.
+wake_matches 0xffffffff81c0e3ef 0xffffffff81c0e3f0 0xffffffff81c0e3f0 0x800000ec
+# Not an external interrupt: a #PF (0x80000b0e, error code 0) or an NMI (type 2), or nothing valid.
+wake_misses 0x1037c1 0x1037c2 0x1037c2 0x80000b0e
+wake_misses 0x1037c1 0x1037c2 0x1037c2 0x80000202
+wake_misses 0x1037c1 0x1037c2 0x1037c2 0x000000e0
+# The guest ran after the entry: it shut down elsewhere.
+wake_misses 0x1037c1 0x1037c2 0x1037d0 0x800000e0
+# Entered elsewhere than right after the HLT.
+wake_misses 0x1037c1 0x1037c4 0x1037c4 0x800000e0
+# The first wake failed: no earlier wake of this vCPU at that RIP ran on.
+said=$(wake 0x1037c1 0x1037c2 0x1037c2 0x800000e0 | sed '1,3d' | $awk "$entry_fault_rule")
+[ -z "$said" ] || fail "the rule matched a vCPU's first wake: $said"
+# The earlier wake was another thread's (another guest's vCPU 10).
+said=$(wake 0x1037c1 0x1037c2 0x1037c2 0x800000e0 | sed '1,3s/csan-vcpu10-129/csan-vcpu10-99/' |
+	$awk "$entry_fault_rule")
+[ -z "$said" ] || fail "the rule took another guest's wake for this vCPU's: $said"
+# The earlier entry at that RIP was no wake (after an I/O exit): it
+# shows nothing of an interrupt's delivery there.
+said=$(wake 0x1037c1 0x1037c2 0x1037c2 0x800000e0 | sed '1s/reason hlt/reason io/' | $awk "$entry_fault_rule")
+[ -z "$said" ] || fail "the rule took an entry after an I/O exit for an earlier wake: $said"
+# The exit before the fatal entry was not a HLT (an I/O exit at that RIP).
+said=$(wake 0x1037c1 0x1037c2 0x1037c2 0x800000e0 | sed '5s/reason hlt/reason io/' | $awk "$entry_fault_rule")
+[ -z "$said" ] || fail "the rule matched an entry after an I/O exit: $said"
 
 # emuhost, told on the control port, whatever the command's status.
 require_emulated_host
@@ -86,4 +143,17 @@ expect_err "^emuhost: the emulated host lost a nested guest's state while runnin
 expect_err '^emuhost: that is the emulated host.s fault, not the guest.s \(docs/harness.md\): run again$'
 # And the tests' retry rule takes it for the emulated host's own words.
 nested_state_lost >/dev/null || fail "nested_state_lost does not take emuhost's words for the fault"
+
+qemu_stand_in <<EOB
+{
+	echo started
+	echo "lost-wake vcpu 10 rip 0x1037c2 entered at 0x1037c2 after an exit at 0x1037c1 intr_info 0x800000e0 error_code 0x00000000"
+	echo "exit 3"
+} >"\$ctl.out"
+EOB
+QEMU_SYSTEM=$work/qemu "$EMUHOST" --timeout 60 -- true </dev/null >"$out" 2>"$err"
+rc=$?
+expect_rc 125
+expect_err "^emuhost: the emulated host lost a nested guest's state while running 'true': a vCPU triple-faulted delivering an interrupt right after its HLT, where its kvm had woken it for one before and it ran on \\(vcpu 10 rip 0x1037c2 .*; the command's status 3 is not its own\\)\$"
+nested_state_lost >/dev/null || fail "nested_state_lost does not take emuhost's words for the wake face"
 exit 0
