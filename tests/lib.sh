@@ -172,7 +172,8 @@ run_vmm() {
 # emulated host stopped, its kernel locked up, it fell silent, a serial
 # port stopped sending, or QEMU's TCG lost the guest's state: its kvm saw
 # the nested guest exit at an address of its own kvm modules, or a vCPU
-# triple-faulted fetching the very instruction kvm had entered it at
+# triple-faulted fetching the very instruction kvm had entered it at, or
+# taking an interrupt right after a HLT it had been woken from before
 # (docs/harness.md, "Known faults").  Nothing csan-vmm or the guest says
 # counts: a triple fault, a hang or an empty console with none of these
 # words is the product's, and fails the test.  Says so when it is.

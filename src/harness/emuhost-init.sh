@@ -194,12 +194,16 @@ entry_watch() {
 #   (intr_info type 0), the exit before that entry was a HLT on the
 #   byte before (kvm woke the vCPU from HLT to take the interrupt), and
 #   the trace holds an earlier wake of the same vCPU at the same RIP after
-#   which it ran on to another exit: the same delivery, from the same
-#   halted place (in an idle loop the same stack), had worked.  A guest
-#   whose IDT, GDT or stack is broken for interrupts fails its first one.
+#   which it ran on to another exit: an interrupt (its vector not traced)
+#   had been delivered from the same halted place, in an idle loop from
+#   the same stack.  A guest whose IDT, GDT or stack cannot take
+#   interrupts fails its first one; one broken while the vCPU was halted
+#   is not told apart (docs/harness.md).  A HLT on a page's last byte is
+#   not taken for one.
 # A guest's own triple fault (a data access, a jump to an unmapped page,
-# an interrupt with a broken stack) misses them.  The rule runs on the
-# instance's trace and prints the face and the shutdown it matched.
+# its first interrupt with a broken stack) misses them.  The rule runs
+# on the instance's trace and prints the face and the shutdown it
+# matched.
 # Addresses are compared as digit strings: awk's numbers are doubles.
 # (tests/host/emuhost-lost-fetch.sh runs it on traces made up to match
 # and to miss, from the text between these markers.)

@@ -74,22 +74,23 @@ said=$(trace $k 0xffffffff81109679 $k 0x80000b0e 0x00000010 |
 	sed '1s/csan-vcpu2-120/csan-vcpu2-99/' | $awk "$entry_fault_rule")
 [ -z "$said" ] || fail "the rule took another guest's exit for this vCPU's: $said"
 
-# The wake face.  wake HLT_RIP ENTRY_RIP SHUTDOWN_RIP INTR_INFO: vCPU 10
-# halted at HLT_RIP, was woken at HLT_RIP + 1 and ran on to an MSR exit
-# (an interrupt taken); halted again, was entered at ENTRY_RIP and shut
-# down at SHUTDOWN_RIP delivering INTR_INFO.
+# The wake face.  wake EARLY_HLT EARLY_ENTRY HLT ENTRY SHUTDOWN INTR_INFO:
+# vCPU 10 halted at EARLY_HLT, was entered at EARLY_ENTRY and ran on to
+# an MSR exit (an interrupt taken, where EARLY_ENTRY is EARLY_HLT + 1);
+# halted again at HLT, was entered at ENTRY and shut down at SHUTDOWN
+# delivering INTR_INFO.  (Addresses are given, not computed: a shell's
+# arithmetic cannot add to Linux's.)
 wake() {
 	cat <<EOT
  csan-vcpu10-129 [000] d.... 16.270001: kvm_exit: vcpu 10 reason hlt rip $1 info1 0x0000000000000000 info2 0x0000000000000000 intr_info 0x00000000 error_code 0x00000000
- csan-vcpu10-129 [000] d.... 16.271001: kvm_entry: vcpu 10, rip $(next_rip "$1")
+ csan-vcpu10-129 [000] d.... 16.271001: kvm_entry: vcpu 10, rip $2
  csan-vcpu10-129 [000] d.... 16.271002: kvm_exit: vcpu 10 reason msr rip 0x101844 info1 0x0000000000000001 info2 0x0000000000000000 intr_info 0x00000000 error_code 0x00000000
- csan-vcpu9-128 [001] d.... 16.271003: kvm_exit: vcpu 9 reason hlt rip $1 info1 0x0000000000000000 info2 0x0000000000000000 intr_info 0x00000000 error_code 0x00000000
- csan-vcpu10-129 [000] d.... 16.272001: kvm_exit: vcpu 10 reason hlt rip $1 info1 0x0000000000000000 info2 0x0000000000000000 intr_info 0x00000000 error_code 0x00000000
- csan-vcpu10-129 [000] d.... 16.282037: kvm_entry: vcpu 10, rip $2
- csan-vcpu10-129 [000] d.... 16.282038: kvm_exit: vcpu 10 reason shutdown rip $3 info1 0x0000000000000000 info2 0x0000000000000000 intr_info $4 error_code 0x00000000
+ csan-vcpu9-128 [001] d.... 16.271003: kvm_exit: vcpu 9 reason hlt rip $3 info1 0x0000000000000000 info2 0x0000000000000000 intr_info 0x00000000 error_code 0x00000000
+ csan-vcpu10-129 [000] d.... 16.272001: kvm_exit: vcpu 10 reason hlt rip $3 info1 0x0000000000000000 info2 0x0000000000000000 intr_info 0x00000000 error_code 0x00000000
+ csan-vcpu10-129 [000] d.... 16.282037: kvm_entry: vcpu 10, rip $4
+ csan-vcpu10-129 [000] d.... 16.282038: kvm_exit: vcpu 10 reason shutdown rip $5 info1 0x0000000000000000 info2 0x0000000000000000 intr_info $6 error_code 0x00000000
 EOT
 }
-next_rip() { printf '0x%x\n' $(($1 + 1)); }
 wake_matches() {
 	said=$(wake "$@" | $awk "$entry_fault_rule")
 	[ -n "$said" ] || fail "the rule missed the wake face's trace ($*)"
@@ -98,33 +99,37 @@ wake_misses() {
 	said=$(wake "$@" | $awk "$entry_fault_rule")
 	[ -z "$said" ] || fail "the rule took ($*) for the emulated host's fault: $said"
 }
+h=0x1037c1 w=0x1037c2
 # The face seen on 2026-12-07 (selftest-64cpu): an AP's idle loop, the timer's vector 0xe0.
-wake_matches 0x1037c1 0x1037c2 0x1037c2 0x800000e0
+wake_matches $h $w $h $w $w 0x800000e0
 [ "$said" = "lost-wake vcpu 10 rip 0x1037c2 entered at 0x1037c2 after an exit at 0x1037c1 intr_info 0x800000e0 error_code 0x00000000" ] ||
 	fail "the rule said: $said"
 # Linux's idle HLT, the next byte in the digit above.
-wake_matches 0xffffffff81c0e3ef 0xffffffff81c0e3f0 0xffffffff81c0e3f0 0x800000ec
+l=0xffffffff81c0e3ef L=0xffffffff81c0e3f0
+wake_matches $l $L $l $L $L 0x800000ec
 # Not an external interrupt: a #PF (0x80000b0e, error code 0) or an NMI (type 2), or nothing valid.
-wake_misses 0x1037c1 0x1037c2 0x1037c2 0x80000b0e
-wake_misses 0x1037c1 0x1037c2 0x1037c2 0x80000202
-wake_misses 0x1037c1 0x1037c2 0x1037c2 0x000000e0
+wake_misses $h $w $h $w $w 0x80000b0e
+wake_misses $h $w $h $w $w 0x80000202
+wake_misses $h $w $h $w $w 0x000000e0
 # The guest ran after the entry: it shut down elsewhere.
-wake_misses 0x1037c1 0x1037c2 0x1037d0 0x800000e0
-# Entered elsewhere than right after the HLT.
-wake_misses 0x1037c1 0x1037c4 0x1037c4 0x800000e0
+wake_misses $h $w $h $w 0x1037d0 0x800000e0
+# Entered elsewhere than right after the HLT, both times.
+wake_misses $h 0x1037c4 $h 0x1037c4 0x1037c4 0x800000e0
+# The earlier wake was at another HLT: nothing shows this one's worked.
+wake_misses 0x104000 0x104001 $h $w $w 0x800000e0
 # The first wake failed: no earlier wake of this vCPU at that RIP ran on.
-said=$(wake 0x1037c1 0x1037c2 0x1037c2 0x800000e0 | sed '1,3d' | $awk "$entry_fault_rule")
+said=$(wake $h $w $h $w $w 0x800000e0 | sed '1,3d' | $awk "$entry_fault_rule")
 [ -z "$said" ] || fail "the rule matched a vCPU's first wake: $said"
 # The earlier wake was another thread's (another guest's vCPU 10).
-said=$(wake 0x1037c1 0x1037c2 0x1037c2 0x800000e0 | sed '1,3s/csan-vcpu10-129/csan-vcpu10-99/' |
+said=$(wake $h $w $h $w $w 0x800000e0 | sed '1,3s/csan-vcpu10-129/csan-vcpu10-99/' |
 	$awk "$entry_fault_rule")
 [ -z "$said" ] || fail "the rule took another guest's wake for this vCPU's: $said"
 # The earlier entry at that RIP was no wake (after an I/O exit): it
 # shows nothing of an interrupt's delivery there.
-said=$(wake 0x1037c1 0x1037c2 0x1037c2 0x800000e0 | sed '1s/reason hlt/reason io/' | $awk "$entry_fault_rule")
+said=$(wake $h $w $h $w $w 0x800000e0 | sed '1s/reason hlt/reason io/' | $awk "$entry_fault_rule")
 [ -z "$said" ] || fail "the rule took an entry after an I/O exit for an earlier wake: $said"
 # The exit before the fatal entry was not a HLT (an I/O exit at that RIP).
-said=$(wake 0x1037c1 0x1037c2 0x1037c2 0x800000e0 | sed '5s/reason hlt/reason io/' | $awk "$entry_fault_rule")
+said=$(wake $h $w $h $w $w 0x800000e0 | sed '5s/reason hlt/reason io/' | $awk "$entry_fault_rule")
 [ -z "$said" ] || fail "the rule matched an entry after an I/O exit: $said"
 
 # emuhost, told on the control port, whatever the command's status.
