@@ -33,37 +33,41 @@ trace() {
  csan-vcpu2-120 [001] d.... 10.000004: kvm_exit: vcpu 2 reason shutdown rip $3 info1 0x0000000000000000 info2 0x0000000000000000 intr_info $4 error_code $5
 EOT
 }
-# matches ARGS, misses ARGS: the rule prints its line ($said) for trace
-# ARGS, or nothing.
+# matches MAKER ARGS, misses MAKER ARGS: the rule prints its line ($said)
+# for the trace MAKER ARGS prints (trace, or wake below), or nothing.
 matches() {
-	said=$(trace "$@" | $awk "$entry_fault_rule")
-	[ -n "$said" ] || fail "the rule missed the fault's trace ($*)"
+	maker=$1
+	shift
+	said=$($maker "$@" | $awk "$entry_fault_rule")
+	[ -n "$said" ] || fail "the rule missed the fault's trace ($maker $*)"
 }
 misses() {
-	said=$(trace "$@" | $awk "$entry_fault_rule")
-	[ -z "$said" ] || fail "the rule took ($*) for the emulated host's fault: $said"
+	maker=$1
+	shift
+	said=$($maker "$@" | $awk "$entry_fault_rule")
+	[ -z "$said" ] || fail "the rule took ($maker $*) for the emulated host's fault: $said"
 }
 k=0xffffffff8110967b
 # The face seen on 2026-12-07: kcsan_setup_watchpoint, right after csan-vmm's exit trap.
-matches $k 0xffffffff81109679 $k 0x80000b0e 0x00000010
+matches trace $k 0xffffffff81109679 $k 0x80000b0e 0x00000010
 [ "$said" = "lost-fetch vcpu 2 rip $k entered at $k after an exit at 0xffffffff81109679 intr_info 0x80000b0e error_code 0x00000010" ] ||
 	fail "the rule said: $said"
 # A user-mode fetch too (error code 0x14), leading zeros and capitals.
-matches 0x000000000040100A 0x401002 0x40100a 0x80000B0E 0x00000014
+matches trace 0x000000000040100A 0x401002 0x40100a 0x80000B0E 0x00000014
 # A guest's data access (the triple-fault scenario's write: 0x2).
-misses $k 0xffffffff81109679 $k 0x80000b0e 0x00000002
+misses trace $k 0xffffffff81109679 $k 0x80000b0e 0x00000002
 # A fetch from a present page (protection, not absence).
-misses $k 0xffffffff81109679 $k 0x80000b0e 0x00000011
+misses trace $k 0xffffffff81109679 $k 0x80000b0e 0x00000011
 # Not a page fault being delivered (a #GP, 0x0d), or nothing valid.
-misses $k 0xffffffff81109679 $k 0x80000b0d 0x00000010
-misses $k 0xffffffff81109679 $k 0x00000b0e 0x00000010
+misses trace $k 0xffffffff81109679 $k 0x80000b0d 0x00000010
+misses trace $k 0xffffffff81109679 $k 0x00000b0e 0x00000010
 # The guest ran after the entry: it shut down elsewhere.
-misses $k 0xffffffff81109679 0xffffffff81109690 0x80000b0e 0x00000010
+misses trace $k 0xffffffff81109679 0xffffffff81109690 0x80000b0e 0x00000010
 # Entered on another page than the exit before (what a wrong RIP set by
 # the host looks like), the shutdown at that RIP.
-misses 0xffffffff8200067b 0xffffffff81109679 0xffffffff8200067b 0x80000b0e 0x00000010
+misses trace 0xffffffff8200067b 0xffffffff81109679 0xffffffff8200067b 0x80000b0e 0x00000010
 # The next page up, by one in the digits above the low 12 bits.
-misses 0xffffffff8110a67b 0xffffffff81109679 0xffffffff8110a67b 0x80000b0e 0x00000010
+misses trace 0xffffffff8110a67b 0xffffffff81109679 0xffffffff8110a67b 0x80000b0e 0x00000010
 # No entry of vCPU 2 traced at all (the buffer began after it).
 said=$(trace $k 0xffffffff81109679 $k 0x80000b0e 0x00000010 | grep -v 'kvm_entry: vcpu 2,' |
 	$awk "$entry_fault_rule")
@@ -91,32 +95,24 @@ wake() {
  csan-vcpu10-129 [000] d.... 16.282038: kvm_exit: vcpu 10 reason shutdown rip $5 info1 0x0000000000000000 info2 0x0000000000000000 intr_info $6 error_code 0x00000000
 EOT
 }
-wake_matches() {
-	said=$(wake "$@" | $awk "$entry_fault_rule")
-	[ -n "$said" ] || fail "the rule missed the wake face's trace ($*)"
-}
-wake_misses() {
-	said=$(wake "$@" | $awk "$entry_fault_rule")
-	[ -z "$said" ] || fail "the rule took ($*) for the emulated host's fault: $said"
-}
 h=0x1037c1 w=0x1037c2
 # The face seen on 2026-12-07 (selftest-64cpu): an AP's idle loop, the timer's vector 0xe0.
-wake_matches $h $w $h $w $w 0x800000e0
+matches wake $h $w $h $w $w 0x800000e0
 [ "$said" = "lost-wake vcpu 10 rip 0x1037c2 entered at 0x1037c2 after an exit at 0x1037c1 intr_info 0x800000e0 error_code 0x00000000" ] ||
 	fail "the rule said: $said"
 # Linux's idle HLT, the next byte in the digit above.
 l=0xffffffff81c0e3ef L=0xffffffff81c0e3f0
-wake_matches $l $L $l $L $L 0x800000ec
+matches wake $l $L $l $L $L 0x800000ec
 # Not an external interrupt: a #PF (0x80000b0e, error code 0) or an NMI (type 2), or nothing valid.
-wake_misses $h $w $h $w $w 0x80000b0e
-wake_misses $h $w $h $w $w 0x80000202
-wake_misses $h $w $h $w $w 0x000000e0
+misses wake $h $w $h $w $w 0x80000b0e
+misses wake $h $w $h $w $w 0x80000202
+misses wake $h $w $h $w $w 0x000000e0
 # The guest ran after the entry: it shut down elsewhere.
-wake_misses $h $w $h $w 0x1037d0 0x800000e0
+misses wake $h $w $h $w 0x1037d0 0x800000e0
 # Entered elsewhere than right after the HLT, both times.
-wake_misses $h 0x1037c4 $h 0x1037c4 0x1037c4 0x800000e0
+misses wake $h 0x1037c4 $h 0x1037c4 0x1037c4 0x800000e0
 # The earlier wake was at another HLT: nothing shows this one's worked.
-wake_misses 0x104000 0x104001 $h $w $w 0x800000e0
+misses wake 0x104000 0x104001 $h $w $w 0x800000e0
 # The first wake failed: no earlier wake of this vCPU at that RIP ran on.
 said=$(wake $h $w $h $w $w 0x800000e0 | sed '1,3d' | $awk "$entry_fault_rule")
 [ -z "$said" ] || fail "the rule matched a vCPU's first wake: $said"
