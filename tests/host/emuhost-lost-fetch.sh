@@ -129,32 +129,27 @@ said=$(wake $h $w $h $w $w 0x800000e0 | sed '5s/reason hlt/reason io/' | $awk "$
 [ -z "$said" ] || fail "the rule matched an entry after an I/O exit: $said"
 
 # emuhost, told on the control port, whatever the command's status.
+# told LINE WORDS: the stand-in says LINE, then that the command exited
+# 3; emuhost must end 125 with WORDS (a pattern) and the tests' retry
+# rule must take that for the emulated host's own words.
 require_emulated_host
-qemu_stand_in <<EOB
+told() {
+	qemu_stand_in <<EOB
 {
 	echo started
-	echo "lost-fetch vcpu 2 rip $k entered at $k after an exit at 0xffffffff81109679 intr_info 0x80000b0e error_code 0x00000010"
+	echo "$1"
 	echo "exit 3"
 } >"\$ctl.out"
 EOB
-QEMU_SYSTEM=$work/qemu "$EMUHOST" --timeout 60 -- true </dev/null >"$out" 2>"$err"
-rc=$?
-expect_rc 125
-expect_err "^emuhost: the emulated host lost a nested guest's state while running 'true': a vCPU triple-faulted on a page fault fetching the first instruction its kvm entered it at, on the page it had been running on until its exit before \\(vcpu 2 rip $k .*; the command's status 3 is not its own\\)\$"
-expect_err '^emuhost: that is the emulated host.s fault, not the guest.s \(docs/harness.md\): run again$'
-# And the tests' retry rule takes it for the emulated host's own words.
-nested_state_lost >/dev/null || fail "nested_state_lost does not take emuhost's words for the fault"
-
-qemu_stand_in <<EOB
-{
-	echo started
-	echo "lost-wake vcpu 10 rip 0x1037c2 entered at 0x1037c2 after an exit at 0x1037c1 intr_info 0x800000e0 error_code 0x00000000"
-	echo "exit 3"
-} >"\$ctl.out"
-EOB
-QEMU_SYSTEM=$work/qemu "$EMUHOST" --timeout 60 -- true </dev/null >"$out" 2>"$err"
-rc=$?
-expect_rc 125
-expect_err "^emuhost: the emulated host lost a nested guest's state while running 'true': a vCPU triple-faulted delivering an interrupt right after its HLT, where its kvm had woken it for one before and it ran on \\(vcpu 10 rip 0x1037c2 .*; the command's status 3 is not its own\\)\$"
-nested_state_lost >/dev/null || fail "nested_state_lost does not take emuhost's words for the wake face"
+	QEMU_SYSTEM=$work/qemu "$EMUHOST" --timeout 60 -- true </dev/null >"$out" 2>"$err"
+	rc=$?
+	expect_rc 125
+	expect_err "^emuhost: the emulated host lost a nested guest's state while running 'true': $2; the command's status 3 is not its own\\)\$"
+	expect_err '^emuhost: that is the emulated host.s fault, not the guest.s \(docs/harness.md\): run again$'
+	nested_state_lost >/dev/null || fail "nested_state_lost does not take emuhost's words for: $1"
+}
+told "lost-fetch vcpu 2 rip $k entered at $k after an exit at 0xffffffff81109679 intr_info 0x80000b0e error_code 0x00000010" \
+	"a vCPU triple-faulted on a page fault fetching the first instruction its kvm entered it at, on the page it had been running on until its exit before \\(vcpu 2 rip $k .*"
+told "lost-wake vcpu 10 rip 0x1037c2 entered at 0x1037c2 after an exit at 0x1037c1 intr_info 0x800000e0 error_code 0x00000000" \
+	"a vCPU triple-faulted delivering an interrupt right after its HLT, where its kvm had woken it for one before and it ran on \\(vcpu 10 rip 0x1037c2 .*"
 exit 0
