@@ -1,5 +1,6 @@
 /* attach.c: the debug-register engine joins a VM: its state, its debug exits. */
 #include <errno.h>
+#include <sys/ioctl.h>
 
 #include <linux/kvm.h>
 
@@ -25,7 +26,7 @@ static int free_engine(struct vm *vm, struct vcpu *vcpu, void *ctx)
 
 int hw_watch_attach(struct vm *vm, char *why, size_t whylen)
 {
-	int r;
+	int r, caps;
 
 	/*
 	 * In soft mode too: a debug exit the guest's own breakpoints cause
@@ -36,6 +37,15 @@ int hw_watch_attach(struct vm *vm, char *why, size_t whylen)
 		why_set(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
+	/*
+	 * A step past a code breakpoint (code_bp.c) takes no interrupt where
+	 * KVM can hold them back: one taken mid-step carries the trap flag in
+	 * its frame (hw_code_late_step).
+	 */
+	vm->hw->step_control = KVM_GUESTDBG_SINGLESTEP;
+	caps = ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_SET_GUEST_DEBUG2);
+	if (caps > 0 && (caps & KVM_GUESTDBG_BLOCKIRQ))
+		vm->hw->step_control |= KVM_GUESTDBG_BLOCKIRQ;
 	r = vm_hook_add(vm, VM_HOOK_DESTROY, "hwwatch", free_engine, NULL, why, whylen);
 	if (r) {
 		hw_engine_free(vm->hw);

@@ -171,6 +171,9 @@ static int foreign_debug_exit(struct vcpu *vcpu, const struct dr_exit *e)
 	if (ioctl(vcpu->fd, KVM_GET_DEBUGREGS, &dr) < 0)
 		goto fail;
 	dr.dr6 = vcpu->run->debug.arch.dr6 & ~ours;
+	/* The single step was ours (a step past a code breakpoint, or its late #DB). */
+	if (!e->single_step)
+		dr.dr6 &= ~DR6_BS;
 	if (ioctl(vcpu->fd, KVM_SET_DEBUGREGS, &dr) < 0)
 		goto fail;
 	if (ioctl(vcpu->fd, KVM_GET_VCPU_EVENTS, &ev) < 0)
@@ -198,15 +201,22 @@ int hw_watch_debug_exit(struct vcpu *vcpu)
 
 	/* Judged by what this vCPU had loaded: the engine may have moved on since. */
 	dr_exit_decode(vcpu->run->debug.arch.dr6, hv->slots, &e);
-	/* Our step past a code breakpoint (code_bp.c), where RF is not honoured. */
-	if (e.single_step && hv->stepping) {
-		if (hw_code_step_done(vcpu) != VCPU_RESUME)
+	/*
+	 * Our step past a code breakpoint (code_bp.c), where RF is not
+	 * honoured, or the late #DB of one a load gave up.
+	 */
+	if (e.single_step) {
+		int rc = hv->stepping ? hw_code_step_done(vcpu) : hw_code_late_step(vcpu);
+
+		if (rc == VCPU_STOP)
 			return VCPU_STOP;
-		e.single_step = false;
 		/* The stepped instruction may have trapped on a watch, or the guest's own. */
-		if (!e.data_hits && !e.exec_hits && !e.dr_access && !e.task_switch &&
-		    !(e.hit & hv->guest_loaded))
-			return VCPU_RESUME;
+		if (rc == VCPU_RESUME) {
+			e.single_step = false;
+			if (!e.data_hits && !e.exec_hits && !e.dr_access && !e.task_switch &&
+			    !(e.hit & hv->guest_loaded))
+				return VCPU_RESUME;
+		}
 	}
 	/*
 	 * A code breakpoint (--watch=sample) is a fault before its

@@ -122,13 +122,11 @@ static int apply_debugregs(struct vcpu *vcpu, void *arg)
 	 * No slot armed: guest debugging off, so the guest's own registers
 	 * work again; they are merged into ours while it is on.  Not while
 	 * code breakpoints are served (sampling, paused or between draws):
-	 * a vCPU stepping past one may have KVM's #DB on its way, which KVM
-	 * would hand to the guest once debugging is off.  That may be what
-	 * crashed Debian's kernel (a warning, then status 3) in 2 of 14 runs
-	 * that paused sampling every 6 s in the emulated host, both stepping
-	 * past code breakpoints (RF not honoured there); not confirmed
-	 * (docs/BENCHMARKS.md).  The cost: while sampling is paused, a slot
-	 * the guest arms itself waits for the next load to take effect.
+	 * the late #DB of a step this load gives up (code_bp.c,
+	 * hw_code_late_step) must still come to us, and with debugging off
+	 * KVM would hand it to the guest itself.  The cost: while sampling
+	 * is paused, a slot the guest arms itself waits for the next load to
+	 * take effect.
 	 */
 	if (hw->dr7 || hw->code_hit) {
 		guest_loaded = hv->guest_enabled & ~ours;
@@ -154,7 +152,7 @@ static int apply_debugregs(struct vcpu *vcpu, void *arg)
 	 * ends it.  The breakpoint may stop the vCPU again there, and that
 	 * stop steps anew.
 	 */
-	hv->stepping = false;
+	hw_code_step_give_up(vcpu);
 	if (ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0)
 		return -errno;
 	__atomic_fetch_add(&hw->loads, 1, __ATOMIC_RELAXED);
@@ -285,7 +283,7 @@ int hw_mute_after_hit(struct vcpu *vcpu, unsigned mask)
 	}
 	if (!n)
 		return VCPU_RESUME;
-	hv->stepping = false; /* as in apply_debugregs: this load ends a step */
+	hw_code_step_give_up(vcpu); /* as in apply_debugregs: this load ends a step */
 	if (ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0) {
 		log_error_errno(errno, "vCPU %u: KVM_SET_GUEST_DEBUG failed", vcpu->id);
 		vm_end(vcpu->vm, VM_END_HOST_ERROR, 0, 0);

@@ -98,7 +98,17 @@ struct hw_engine {
 	uint64_t code_hits;    /* exits at one of them */
 	uint64_t code_short;   /* breakpoints asked for that found no free slot */
 	uint64_t code_repeats; /* stops again with nothing changed (RF not honoured) */
-	bool code_step;	       /* step past code breakpoints: RF was not honoured */
+	uint64_t code_late_steps; /* #DBs of steps given up, kept from the guest */
+	/*
+	 * Steps of ours given up away from their instruction: the trap flag
+	 * KVM set for each may be in an exception's frame on the guest's
+	 * stack, whose IRET, on whichever vCPU its task then runs, brings
+	 * the #DB later (hw_code_late_step).
+	 */
+	uint64_t steps_given_up;
+	bool code_step;		  /* step past code breakpoints: RF was not honoured */
+	/* KVM_SET_GUEST_DEBUG's flags for such a step: with BLOCKIRQ where KVM has it. */
+	uint32_t step_control;
 };
 
 /* hw_vcpu - the engine's state for @vcpu. */
@@ -171,6 +181,21 @@ int hw_code_exit(struct vcpu *vcpu, unsigned exec_hits);
  * VCPU_RESUME, or VCPU_STOP after vm_end() when the load failed.
  */
 int hw_code_step_done(struct vcpu *vcpu);
+
+/*
+ * hw_code_step_give_up - a load is about to replace @vcpu's registers: a
+ * step past a code breakpoint running there ends unfinished, and its #DB
+ * may still come (hw_code_late_step).  On the vCPU's own thread.
+ */
+void hw_code_step_give_up(struct vcpu *vcpu);
+
+/*
+ * hw_code_late_step - a single step's #DB on @vcpu with no step of ours
+ * running: the late #DB of one given up, taken back from the guest
+ * (VCPU_RESUME), or VCPU_DEFAULT when it is the guest's own; VCPU_STOP
+ * after vm_end() when the registers could not be read or set.
+ */
+int hw_code_late_step(struct vcpu *vcpu);
 
 /*
  * hw_engine_new - the per-VM state of hardware watches for @ncpus vCPUs

@@ -82,9 +82,10 @@ void hw_watch_print_stats(struct vm *vm, FILE *f)
 			LOG_PREFIX "code breakpoints: %" PRIu64
 				   " sets loaded on every vCPU, %" PRIu64 " hits (%" PRIu64
 				   " stops again with nothing changed), %" PRIu64
-				   " asked for without a free debug register; gone past with %s\n",
+				   " asked for without a free debug register; gone past with %s; %" PRIu64
+				   " late #DBs of steps given up, kept from the guest\n",
 			hw->code_loads, hw->code_hits, hw->code_repeats, hw->code_short,
-			hw->code_step ? "a single step" : "RFLAGS.RF");
+			hw->code_step ? "a single step" : "RFLAGS.RF", hw->code_late_steps);
 	/* Rare, and then the report's access kind may be wrong: say why. */
 	if (hw->undecoded)
 		fprintf(f,
