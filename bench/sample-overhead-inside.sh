@@ -5,9 +5,12 @@
 # ROUNDS times, so that the emulated host's slow moments fall on all of
 # them alike.  A CONFIG is "none" (no detector: csan-vmm's default watch
 # mode on a kernel without KCSAN does nothing) or "pMS" followed by any
-# of "-bN", "-dMS", "-cold", "-ab": --watch=sample with --sample-period=MS
-# (and --sample-breakpoints=N, --sample-delay=MS, sites only in functions
-# the workload never runs; "-ab": the A/B run below).
+# of "-bN", "-dMS", "-cold", "-ab", "-aa": --watch=sample with
+# --sample-period=MS (and --sample-breakpoints=N, --sample-delay=MS, sites
+# only in functions the workload never runs; "-ab": the A/B run below;
+# "-aa": the same run with sampling paused in every window, which the
+# figures still split as if the even ones were sampled: what the method
+# makes of two halves that differ in nothing).
 # An A/B run (AB_SECONDS long) cuts the workload into windows of WINDOW
 # seconds (kernel-workload.sh) and pauses sampling in every odd one (the
 # control socket's sample_paused, set as the guest opens the window), so
@@ -29,8 +32,9 @@ cold='machine_kexec*,crash_kexec,crash_save_*,crash_prepare_elf64_headers,kexec_
 shift 4
 configs=$*
 # toggle_windows PID: while csan-vmm PID runs, pause sampling as the guest
-# opens each odd window and resume it at each even one; one line per
-# window, "K PAUSED", for those the socket answered.  The console is looked
+# opens each odd window and resume it at each even one (with $aa set,
+# pause it at every window); one line per window, "K PAUSED" (as an A/B
+# run would have it), for those the socket answered.  The console is looked
 # at twice a second: the guest counts a window's rounds from one second
 # after it opens.
 toggle_windows() {
@@ -39,7 +43,7 @@ toggle_windows() {
 		k=$(tr -d '\r' </tmp/o.log | sed -n 's/.*kernel-workload: window \([0-9]*\)$/\1/p' | tail -n 1)
 		if [ -n "$k" ] && [ "$k" != "$seen" ]; then
 			seen=$k
-			csan-vmm --control=/tmp/c.sock --send="set sample_paused $((k % 2))" \
+			csan-vmm --control=/tmp/c.sock --send="set sample_paused ${aa:-$((k % 2))}" \
 				>/dev/null 2>>/tmp/e.send && echo "$k $((k % 2))"
 		fi
 		sleep 0.5
@@ -50,7 +54,7 @@ i=0
 while [ "$i" -lt "$rounds" ]; do
 	i=$((i + 1))
 	for c in $configs; do
-		args= ab= run_secs=$secs
+		args= ab= aa= run_secs=$secs
 		case $c in
 		none) ;;
 		p*)
@@ -62,6 +66,7 @@ while [ "$i" -lt "$rounds" ]; do
 				d[0-9]*) args="$args --sample-delay=${part#d}" ;;
 				cold) args="$args --sample-only=$cold" ;;
 				ab) ab=1 run_secs=$ab_secs ;;
+				aa) ab=1 aa=1 run_secs=$ab_secs ;;
 				*) echo "sample-overhead: no such config: $c"; exit 1 ;;
 				esac
 			done
@@ -90,6 +95,10 @@ while [ "$i" -lt "$rounds" ]; do
 				done
 			# A window the socket did not answer for counts as neither.
 			sed 's/^/sample-overhead: | toggle: /' /tmp/e.send | head -n 3
+			# What the debug registers did: their loads, the steps given up by
+			# the toggles' loads, the exits handed to the guest.
+			grep -E '^csan-vmm: (code breakpoints|hardware watches):' /tmp/e.log |
+				sed 's/^/sample-overhead: | /'
 		else
 			# shellcheck disable=SC2086 # args is a word list
 			csan-vmm --host=kvm --cpus=2 --memory=512M --timeout=$((secs * 10 + 300)) $args \

@@ -19,7 +19,9 @@
 # SAMPLE_BENCH_AB_SECONDS (default 120) whose sampling is paused in every
 # other window of SAMPLE_BENCH_WINDOW seconds (default 6; the control
 # socket's sample_paused), each sampled window's throughput against its
-# unsampled neighbours'.  Usage: sample-overhead.sh TOP_SRCDIR TOP_BUILDDIR
+# unsampled neighbours'; an "-aa" config (p20-aa) is the same run paused
+# throughout, split the same way, to show what the method reads where
+# there is no difference.  Usage: sample-overhead.sh TOP_SRCDIR TOP_BUILDDIR
 set -eu
 src=$1 build=$2
 . "$src/bench/lib.sh"
@@ -71,7 +73,7 @@ END {
 		c = order[k]
 		if (unfinished[c]) { printf "sample-overhead: %s: %d runs did not finish\n", c, unfinished[c]; bad = 1 }
 		if (c == "none" || !runs[c]) continue
-		if (c ~ /-ab/) { ab(c); continue }
+		if (c ~ /-a[ab]/) { ab(c); continue }
 		# The ratio per round, against that round'"'"'s run with no detector.
 		s = 0; m = 0
 		for (r = 1; r <= rounds; r++)
