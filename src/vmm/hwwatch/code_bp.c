@@ -145,23 +145,6 @@ int hw_code_step_done(struct vcpu *vcpu)
  * kernel single step of the guest's own (kgdb) while a given-up step's
  * frame never returned (its task killed), once per such step.
  */
-void hw_code_step_give_up(struct vcpu *vcpu)
-{
-	struct hw_engine *hw = vcpu->vm->hw;
-	struct hw_vcpu *hv = hw_vcpu(hw, vcpu);
-	struct kvm_regs r;
-
-	if (!hv->stepping)
-		return;
-	hv->stepping = false;
-	/* Unreadable: counted, as the safer guess. */
-	if (ioctl(vcpu->fd, KVM_GET_REGS, &r) == 0 && r.rip == hv->code_stop.rip)
-		return;
-	pthread_mutex_lock(&hw->lock);
-	hw->steps_given_up++;
-	pthread_mutex_unlock(&hw->lock);
-}
-
 int hw_code_late_step(struct vcpu *vcpu)
 {
 	struct hw_engine *hw = vcpu->vm->hw;

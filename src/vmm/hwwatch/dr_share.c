@@ -164,6 +164,29 @@ static int apply_debugregs(struct vcpu *vcpu, void *arg)
 	return 0;
 }
 
+/*
+ * A load ends a step past a code breakpoint: counted when the vCPU is no
+ * longer at the stepped instruction (in a handler, whose frame may hold
+ * the trap flag; code_bp.c, hw_code_late_step).  Here, with the loads,
+ * so that code_bp.c, which loads through this file, is not called back.
+ */
+void hw_code_step_give_up(struct vcpu *vcpu)
+{
+	struct hw_engine *hw = vcpu->vm->hw;
+	struct hw_vcpu *hv = hw_vcpu(hw, vcpu);
+	struct kvm_regs r;
+
+	if (!hv->stepping)
+		return;
+	hv->stepping = false;
+	/* Unreadable: counted, as the safer guess. */
+	if (ioctl(vcpu->fd, KVM_GET_REGS, &r) == 0 && r.rip == hv->code_stop.rip)
+		return;
+	pthread_mutex_lock(&hw->lock);
+	hw->steps_given_up++;
+	pthread_mutex_unlock(&hw->lock);
+}
+
 /* Recompute DR7 from the slots; under lock.  The slots were checked when taken. */
 static void update_dr7(struct hw_engine *hw)
 {

@@ -142,6 +142,13 @@ uint32_t hw_take_slots(struct hw_engine *hw, uint32_t ticket, uint64_t addr, uin
 void hw_put_slots(struct hw_engine *hw, uint32_t ticket);
 
 /*
+ * hw_code_step_give_up - a load is about to replace @vcpu's registers: a
+ * step past a code breakpoint running there ends unfinished, and its #DB
+ * may still come (hw_code_late_step).  On the vCPU's own thread.
+ */
+void hw_code_step_give_up(struct vcpu *vcpu);
+
+/*
  * hw_apply_everywhere - make every vCPU load the engine's registers now,
  * each on its own thread; call without the lock.  Returns VCPU_RESUME, or
  * VCPU_STOP after vm_end() when a load failed.
@@ -181,13 +188,6 @@ int hw_code_exit(struct vcpu *vcpu, unsigned exec_hits);
  * VCPU_RESUME, or VCPU_STOP after vm_end() when the load failed.
  */
 int hw_code_step_done(struct vcpu *vcpu);
-
-/*
- * hw_code_step_give_up - a load is about to replace @vcpu's registers: a
- * step past a code breakpoint running there ends unfinished, and its #DB
- * may still come (hw_code_late_step).  On the vCPU's own thread.
- */
-void hw_code_step_give_up(struct vcpu *vcpu);
 
 /*
  * hw_code_late_step - a single step's #DB on @vcpu with no step of ours
