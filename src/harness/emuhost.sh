@@ -523,6 +523,14 @@ lost_state_end() {
 	exit 125
 }
 
+# lost_face_end WORD WHAT: when the control port said "WORD ..." (one of
+# emuhost-init's entry_fault_said faces), the run ends as lost_state_end
+# WHAT, with the first such line as what was traced.
+lost_face_end() {
+	grep -q "^$1 " "$tmp/ctl" 2>/dev/null || return 0
+	lost_state_end "$2" "$(sed -n "s/^$1 //p" "$tmp/ctl" | head -n 1 | tr -d '\r')"
+}
+
 # Each --output comes back on the control port after COMMAND, base64
 # between "file N" and "end N" lines (or "nofile N": COMMAND did not write
 # it, and the host file is left alone).
@@ -676,14 +684,8 @@ run_command() {
 	# at, on a page it was running on until its exit before, for want of
 	# a page present; or delivering an interrupt where kvm woke it from
 	# HLT, as it had from the same HLT before.
-	if grep -q '^lost-fetch ' "$tmp/ctl" 2>/dev/null; then
-		lost_state_end "a vCPU triple-faulted on a page fault fetching the first instruction its kvm entered it at, on the page it had been running on until its exit before" \
-			"$(sed -n 's/^lost-fetch //p' "$tmp/ctl" | head -n 1 | tr -d '\r')"
-	fi
-	if grep -q '^lost-wake ' "$tmp/ctl" 2>/dev/null; then
-		lost_state_end "a vCPU triple-faulted delivering an interrupt right after its HLT, where its kvm had woken it for one before and it ran on" \
-			"$(sed -n 's/^lost-wake //p' "$tmp/ctl" | head -n 1 | tr -d '\r')"
-	fi
+	lost_face_end lost-fetch "a vCPU triple-faulted on a page fault fetching the first instruction its kvm entered it at, on the page it had been running on until its exit before"
+	lost_face_end lost-wake "a vCPU triple-faulted delivering an interrupt right after its HLT, where its kvm had woken it for one before and it ran on"
 	if [ -n "$status" ]; then
 		bring_outputs
 		cleanup
