@@ -5,9 +5,11 @@
 # ROUNDS times, so that the emulated host's slow moments fall on all of
 # them alike.  A CONFIG is "none" (no detector: csan-vmm's default watch
 # mode on a kernel without KCSAN does nothing) or "pMS" followed by any
-# of "-bN", "-dMS", "-cold", "-ab", "-aa": --watch=sample with
+# of "-bN", "-dMS", "-cold", "-hot", "-ab", "-aa": --watch=sample with
 # --sample-period=MS (and --sample-breakpoints=N, --sample-delay=MS, sites
-# only in functions the workload never runs; "-ab": the A/B run below;
+# only in functions the workload never runs; sites only in functions it
+# never runs that share a page with code it runs all the time; "-ab": the
+# A/B run below;
 # "-aa": the same run with sampling paused in every window, which the
 # figures still split as if the even ones were sampled: what the method
 # makes of two halves that differ in nothing).
@@ -29,6 +31,16 @@ rounds=$1 secs=$2 ab_secs=$3 window=$4
 # these, the vCPUs load new breakpoints as often as at any period but
 # none is hit and none sits in code that runs.
 cold='machine_kexec*,crash_kexec,crash_save_*,crash_prepare_elf64_headers,kexec_add_buffer,kexec_load_purgatory,kexec_locate_mem_hole'
+# Functions the workload never runs either (mounts, chown, renames with
+# RENAME_EXCHANGE, 32-bit system calls, copy_file_range) but which share
+# a 4-KiB page of Debian's 6.1.0-57 cloud kernel with functions it runs
+# in every round (__d_lookup_rcu and d_lookup; do_sys_openat2 and
+# __x64_sys_openat; fput and __fput): breakpoints there are not hit, yet
+# sit on pages of hot code.  Hardware checks a breakpoint for nothing;
+# the emulated host's TCG runs every instruction of a page that holds
+# one as a block of its own (docs/BENCHMARKS.md), so with a period too
+# long to move them this costs that alone.
+hot='d_set_mounted,shrink_dcache_for_umount,d_exchange,d_add_ci,ksys_fchown,__ia32_sys_fchown,__ia32_compat_sys_open,__ia32_compat_sys_openat,__do_sys_copy_file_range'
 shift 4
 configs=$*
 # toggle_windows PID: while csan-vmm PID runs, pause sampling as the guest
@@ -65,6 +77,7 @@ while [ "$i" -lt "$rounds" ]; do
 				b[0-9]*) args="$args --sample-breakpoints=${part#b}" ;;
 				d[0-9]*) args="$args --sample-delay=${part#d}" ;;
 				cold) args="$args --sample-only=$cold" ;;
+				hot) args="$args --sample-only=$hot" ;;
 				ab) ab=1 run_secs=$ab_secs ;;
 				aa) ab=1 aa=1 run_secs=$ab_secs ;;
 				*) echo "sample-overhead: no such config: $c"; exit 1 ;;

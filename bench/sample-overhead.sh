@@ -7,7 +7,8 @@
 # (SAMPLE_BENCH_CONFIGS, default: the 20 ms default period; the same with
 # sites only in functions the workload never runs, which costs the
 # register loads and nothing else; a 200 ms period; the grammar is in
-# sample-overhead-inside.sh), alternately in one emulated host,
+# sample-overhead-inside.sh, with "-hot" for breakpoints never hit on
+# pages of hot code), alternately in one emulated host,
 # SAMPLE_BENCH_ROUNDS times (default 4: a single run there moves by a
 # quarter from one minute to the next).  The workload's throughput
 # against the no-detector runs of the same rounds is the slowdown (the
@@ -73,6 +74,9 @@ END {
 		c = order[k]
 		if (unfinished[c]) { printf "sample-overhead: %s: %d runs did not finish\n", c, unfinished[c]; bad = 1 }
 		if (c == "none" || !runs[c]) continue
+		# A -hot config stands for breakpoints that sit on hot pages unhit.
+		if (c ~ /-hot/ && hits[c] > 10 * runs[c])
+			printf "sample-overhead: config=%s: its sites were hit %d times in %d runs: the functions meant to be never run did run on this kernel\n", c, hits[c], runs[c]
 		if (c ~ /-a[ab]/) { ab(c); continue }
 		# The ratio per round, against that round'"'"'s run with no detector.
 		s = 0; m = 0
