@@ -6,10 +6,10 @@
 # them alike.  A CONFIG is "none" (no detector: csan-vmm's default watch
 # mode on a kernel without KCSAN does nothing) or "pMS" followed by any
 # of "-bN", "-dMS", "-cold", "-hot", "-ab", "-aa": --watch=sample with
-# --sample-period=MS (and --sample-breakpoints=N, --sample-delay=MS, sites
-# only in functions the workload never runs; sites only in functions it
-# never runs that share a page with code it runs all the time; "-ab": the
-# A/B run below;
+# --sample-period=MS (and "-bN": --sample-breakpoints=N; "-dMS":
+# --sample-delay=MS; "-cold": sites only in functions the workload never
+# runs; "-hot": sites only in functions it never runs that share a page
+# with code it runs all the time; "-ab": the A/B run below;
 # "-aa": the same run with sampling paused in every window, which the
 # figures still split as if the even ones were sampled: what the method
 # makes of two halves that differ in nothing).
@@ -32,14 +32,16 @@ rounds=$1 secs=$2 ab_secs=$3 window=$4
 # none is hit and none sits in code that runs.
 cold='machine_kexec*,crash_kexec,crash_save_*,crash_prepare_elf64_headers,kexec_add_buffer,kexec_load_purgatory,kexec_locate_mem_hole'
 # Functions the workload never runs either (mounts, chown, renames with
-# RENAME_EXCHANGE, 32-bit system calls, copy_file_range) but which share
-# a 4-KiB page of Debian's 6.1.0-57 cloud kernel with functions it runs
-# in every round (__d_lookup_rcu and d_lookup; do_sys_openat2 and
-# __x64_sys_openat; fput and __fput): breakpoints there are not hit, yet
-# sit on pages of hot code.  Hardware checks a breakpoint for nothing;
-# the emulated host's TCG runs every instruction of a page that holds
-# one as a block of its own (docs/BENCHMARKS.md), so with a period too
-# long to move them this costs that alone.
+# RENAME_EXCHANGE, case-insensitive lookups, 32-bit system calls,
+# copy_file_range) but which share a 4-KiB page of Debian's 6.1.0-57
+# cloud kernel with functions it runs in every round (__d_lookup_rcu and
+# d_lookup; do_sys_openat2 and __x64_sys_openat; fput and __fput):
+# breakpoints there are not hit, yet sit on pages of hot code.  Only
+# that kernel's layout was checked; on another the pages may differ, and
+# nothing here notices.  Hardware checks a breakpoint for nothing; the
+# emulated host's TCG runs every instruction of a page that holds one as
+# a block of its own (docs/BENCHMARKS.md), so a "-hot" config with a
+# period too long to move them (p60000-hot) costs that alone.
 hot='d_set_mounted,shrink_dcache_for_umount,d_exchange,d_add_ci,ksys_fchown,__ia32_sys_fchown,__ia32_compat_sys_open,__ia32_compat_sys_openat,__do_sys_copy_file_range'
 shift 4
 configs=$*

@@ -76,7 +76,7 @@ END {
 		if (c == "none" || !runs[c]) continue
 		# A -hot config stands for breakpoints that sit on hot pages unhit.
 		if (c ~ /-hot/ && hits[c] > 10 * runs[c])
-			printf "sample-overhead: config=%s: its sites were hit %d times in %d runs: the functions meant to be never run did run on this kernel\n", c, hits[c], runs[c]
+			printf "sample-overhead: config=%s: its sites were hit %d times in %d runs, more than 10 a run: the functions meant to be never run do run on this kernel\n", c, hits[c], runs[c]
 		if (c ~ /-a[ab]/) { ab(c); continue }
 		# The ratio per round, against that round'"'"'s run with no detector.
 		s = 0; m = 0
