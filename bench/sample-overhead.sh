@@ -7,7 +7,7 @@
 # (SAMPLE_BENCH_CONFIGS, default: the 20 ms default period; the same with
 # sites only in functions the workload never runs, which costs the
 # register loads and nothing else; a 200 ms period; the grammar is in
-# sample-overhead-inside.sh, with "-hot" for breakpoints never hit on
+# sample-overhead-inside.sh, with "-hot" for breakpoints hardly ever hit on
 # pages of hot code), alternately in one emulated host,
 # SAMPLE_BENCH_ROUNDS times (default 4: a single run there moves by a
 # quarter from one minute to the next).  The workload's throughput
