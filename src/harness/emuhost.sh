@@ -523,12 +523,13 @@ lost_state_end() {
 	exit 125
 }
 
-# lost_face_end WORD WHAT: when the control port said "WORD ..." (one of
-# emuhost-init's entry_fault_said faces), the run ends as lost_state_end
-# WHAT, with the first such line as what was traced.
+# lost_face_end WORD WHAT [CUT]: when the control port said "WORD ..."
+# (emuhost-init's watch_lost_state, or one of its entry_fault_said
+# faces), the run ends as lost_state_end WHAT, with the first such line
+# as what was traced, less what the sed expression CUT takes off.
 lost_face_end() {
 	grep -q "^$1 " "$tmp/ctl" 2>/dev/null || return 0
-	lost_state_end "$2" "$(sed -n "s/^$1 //p" "$tmp/ctl" | head -n 1 | tr -d '\r')"
+	lost_state_end "$2" "$(sed -n "s/^$1 //p" "$tmp/ctl" | head -n 1 | tr -d '\r' | sed "${3:-}")"
 }
 
 # Each --output comes back on the control port after COMMAND, base64
@@ -675,10 +676,8 @@ run_command() {
 	# COMMAND's status: its kvm saw the nested guest exit at an address of
 	# its own kvm modules (emuhost-init's watch_lost_state).  The run is
 	# not COMMAND's to judge.
-	if grep -q '^lost-state ' "$tmp/ctl" 2>/dev/null; then
-		lost_state_end "its kvm saw the guest exit at an address inside its own kvm modules, where the guest has no code" \
-			"$(sed -n 's/^lost-state //p' "$tmp/ctl" | head -n 1 | tr -d '\r' | sed 's/ info1 .*//')"
-	fi
+	lost_face_end lost-state "its kvm saw the guest exit at an address inside its own kvm modules, where the guest has no code" \
+		's/ info1 .*//'
 	# Its faces at a world switch (emuhost-init's entry_fault_said): a
 	# vCPU shut down fetching the very instruction kvm had just entered it
 	# at, on a page it was running on until its exit before, for want of
