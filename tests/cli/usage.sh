@@ -51,9 +51,9 @@ bad --send --send=stats
 bad --send --control=/tmp/x --send=
 bad --control --control=
 bad "--compare-json: only with --compare" --compare-json=x.json
-bad "--watch: --compare runs both modes itself" --compare --watch=soft
-bad "--watch: --compare runs both modes itself" --compare --watch=sample
-bad "--sample-\*: only with --watch=sample" --sample-period=5
+bad "--watch: --compare runs each mode itself" --compare --watch=soft
+bad "--watch: --compare runs each mode itself" --compare --watch=sample
+bad "--sample-period: only with --watch=sample" --sample-period=5
 bad "--kaslr: only with --watch=sample" --kaslr
 bad "--kaslr: only with --watch=sample" --watch=hw --kaslr
 bad "--kaslr: only with --watch=sample" --compare=soft,hw,sample --kaslr

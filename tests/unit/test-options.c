@@ -138,7 +138,12 @@ static void test_rejections(void)
 	expect_rejected(PARSE(&o, msg, "--disk=a.img", "--disk=b.img"), msg,
 			"--disk: only 1 disk per run; drop --disk=b.img");
 	expect_rejected(PARSE(&o, msg, "--watch=dc"), msg, "use soft, hw or sample");
-	expect_rejected(PARSE(&o, msg, "--sample-delay=5"), msg, "only with --watch=sample");
+	expect_rejected(PARSE(&o, msg, "--sample-delay=5"), msg,
+			"--sample-delay: only with --watch=sample");
+	expect_rejected(PARSE(&o, msg, "--sample-only=ext4_*"), msg,
+			"--sample-only: only with --watch=sample");
+	expect_rejected(PARSE(&o, msg, "--sample-breakpoints=1"), msg,
+			"--sample-breakpoints: only with --watch=sample");
 	expect_rejected(PARSE(&o, msg, "--watch=sample", "--sample-breakpoints=4"), msg,
 			"--sample-breakpoints: '4' is not a count from 1 to 3");
 	expect_rejected(PARSE(&o, msg, "--watch=sample", "--sample-breakpoints=0"), msg,
@@ -182,9 +187,9 @@ static void test_compare_modes(void)
 	expect_rejected(PARSE(&o, msg, "--compare=soft,soft"), msg, "each once");
 	expect_rejected(PARSE(&o, msg, "--compare=soft,,hw"), msg, "give watch modes");
 	expect_rejected(PARSE(&o, msg, "--compare=soft,hw", "--sample-period=5"), msg,
-			"--sample-*: only with --watch=sample or --compare=...,sample");
+			"--sample-period: only with --watch=sample or --compare=...,sample");
 	expect_rejected(PARSE(&o, msg, "--compare=sample", "--watch=sample"), msg,
-			"--watch: --compare runs both modes itself");
+			"--watch: --compare runs each mode itself");
 }
 
 /* --disk=IMAGE[,ro]: the flag comes off the path; a comma elsewhere stays in it. */

@@ -153,6 +153,9 @@ int hw_code_late_step(struct vcpu *vcpu)
 
 	if ((int64_t)vcpu->run->debug.arch.pc >= 0)
 		return VCPU_DEFAULT;
+	/* No step given up: the guest's own, without reading its registers. */
+	if (!__atomic_load_n(&hw->steps_given_up, __ATOMIC_RELAXED))
+		return VCPU_DEFAULT;
 	if (ioctl(vcpu->fd, KVM_GET_REGS, &r) < 0)
 		goto fail;
 	if (!(r.rflags & RFLAGS_TF))

@@ -143,8 +143,10 @@ void options_usage(FILE *f)
 		"                        csan or linux force the kind\n"
 		"      --vmlinux=PATH    the vmlinux with a bzImage's symbols (default:\n"
 		"                        the one at the top of the build tree holding\n"
-		"                        arch/x86/boot/bzImage, or beside the bzImage;\n"
-		"                        none: run unsymbolized, said in one line)\n"
+		"                        arch/x86/boot/bzImage, or beside the bzImage,\n"
+		"                        or for /boot/vmlinuz-RELEASE the debug package's\n"
+		"                        /usr/lib/debug/boot/vmlinux-RELEASE; none: run\n"
+		"                        unsymbolized, said in one line)\n"
 		"      --run=CMD         Linux: boot with an initramfs csan-vmm builds\n"
 		"                        (busybox, its own init, the --add'ed files) and\n"
 		"                        run CMD there under /bin/sh -c, in /, output on\n"
@@ -647,11 +649,18 @@ static int check_combinations(struct options *o, FILE *errf)
 		return 0;
 	if (o->compare_json && !o->compare)
 		return usage_error(errf, "--compare-json: only with --compare; add --compare");
-	if ((o->sample_breakpoints || o->sample_delay_given || o->sample_period_ms ||
-	     o->sample_only) &&
-	    !o->watch_sample && !(o->compare_modes & COMPARE_BIT(COMPARE_SAMPLE)))
-		return usage_error(errf, "--sample-*: only with --watch=sample or "
-					 "--compare=...,sample; add it");
+	if (!o->watch_sample && !(o->compare_modes & COMPARE_BIT(COMPARE_SAMPLE))) {
+		const char *knob = o->sample_breakpoints ? "--sample-breakpoints"
+				   : o->sample_delay_given ? "--sample-delay"
+				   : o->sample_period_ms   ? "--sample-period"
+				   : o->sample_only	   ? "--sample-only"
+							   : NULL;
+
+		if (knob)
+			return usage_error(errf, "%s: only with --watch=sample or "
+						 "--compare=...,sample; add one",
+					   knob);
+	}
 	/*
 	 * hw mode plants its traps in KCSAN's code at the vmlinux's addresses,
 	 * and soft mode's reports are read against them: only sampling finds
@@ -661,8 +670,8 @@ static int check_combinations(struct options *o, FILE *errf)
 		return usage_error(errf, "--kaslr: only with --watch=sample (soft and hw mode, and "
 					 "so --compare, need the kernel at its link address)");
 	if (o->compare && o->watch_given)
-		return usage_error(errf, "--watch: --compare runs both modes itself (or those "
-					 "--compare=MODES names); drop --watch");
+		return usage_error(errf, "--watch: --compare runs each mode itself (soft and hw, or "
+					 "those --compare=MODES names); drop --watch");
 	if (o->workload.nadds && !o->workload.run)
 		return usage_error(errf, "--add: the files are for --run's command; add --run=CMD "
 					 "(--run=sh for a shell on the console)");
