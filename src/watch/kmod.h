@@ -64,9 +64,10 @@ int kmod_addr_of(struct sym *sym, const char *module, const char *func, uint64_t
 /*
  * hw mode: the host unwinds a trapping vCPU's stack itself, so a module
  * frame is a real guest address.  kmod_refresh reads the guest's list of
- * loaded modules (Linux 6.1's struct module: list, state, name,
- * core_layout.base and .text_size, their offsets from the vmlinux's
- * DWARF), loads each one's .ko, and lays its core text sections out as
+ * loaded modules (struct module's list, state, name and where its core
+ * text is: core_layout.base and .text_size up to 6.3, mem[MOD_TEXT]'s
+ * base and size from 6.4; their offsets from the vmlinux's DWARF),
+ * loads each one's .ko, and lays its core text sections out as
  * the kernel's layout_sections did (text first, in section order, .init
  * left out), so a guest address in a module maps to the .ko's place in
  * the Dwfl (sym_lookup and sym_function_at follow that map) and the
@@ -79,6 +80,14 @@ struct kmod_guest_layout {
 	/* struct module's extable and num_exentries; 0 and 0: not known (sampling only). */
 	uint64_t off_extable, off_num_exentries;
 };
+
+/*
+ * kmod_guest_layout_of - where @sym's kernel keeps its module list and a
+ * struct module's fields, from the vmlinux's DWARF (the layouts of Linux
+ * up to 6.3 and from 6.4 on).  Returns 0, or -ENOENT: no module list, no
+ * DWARF for struct module, or a layout not known here.
+ */
+int kmod_guest_layout_of(struct sym *sym, struct kmod_guest_layout *l);
 
 /*
  * kmod_set_guest_layout - use @l instead of the vmlinux's DWARF (tests,

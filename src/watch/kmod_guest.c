@@ -21,25 +21,50 @@ struct seen {
 	uint64_t extable, num_exentries;
 };
 
-/* struct module's layout from the DWARF of the CU that defines the list. */
-static int layout_from_dwarf(struct sym *sym, struct kmod_guest_layout *l)
+/*
+ * Where a module's core text is in its struct module, at offset @l's
+ * off_base and off_text_size.  Up to Linux 6.3: core_layout's base and
+ * text_size (the text comes first in the core allocation).  From 6.4 on
+ * (commit "module: replace module_layout with module_memory"): mem[],
+ * one allocation per kind, whose first, MOD_TEXT = 0, holds the text
+ * alone, its base and size.
+ */
+static int text_from_dwarf(struct sym *sym, uint64_t near, struct kmod_guest_layout *l)
 {
-	uint64_t near, core, base, text;
+	uint64_t at, base, size;
 
+	if (sym_member_offset(sym, near, "module", "core_layout", &at) == 0) {
+		if (sym_member_offset(sym, near, "module_layout", "base", &base) ||
+		    sym_member_offset(sym, near, "module_layout", "text_size", &size))
+			return -ENOENT;
+	} else if (sym_member_offset(sym, near, "module", "mem", &at) == 0) {
+		/* mem[MOD_TEXT], MOD_TEXT being 0: the array's first element. */
+		if (sym_member_offset(sym, near, "module_memory", "base", &base) ||
+		    sym_member_offset(sym, near, "module_memory", "size", &size))
+			return -ENOENT;
+	} else {
+		return -ENOENT;
+	}
+	l->off_base = at + base;
+	l->off_text_size = at + size;
+	return 0;
+}
+
+int kmod_guest_layout_of(struct sym *sym, struct kmod_guest_layout *l)
+{
+	uint64_t near;
+
+	memset(l, 0, sizeof(*l));
+	/* struct module's layout from the DWARF of a CU that uses it beside the list. */
 	if (sym_addr_of(sym, "modules", 16, &l->modules, NULL) ||
 	    (sym_addr_of(sym, "__module_address", 0, &near, NULL) &&
 	     sym_addr_of(sym, "load_module", 0, &near, NULL)))
 		return -ENOENT;
-	/* Linux 6.4 replaced core_layout by mem[]: not read (yet). */
 	if (sym_member_offset(sym, near, "module", "list", &l->off_list) ||
 	    sym_member_offset(sym, near, "module", "state", &l->off_state) ||
 	    sym_member_offset(sym, near, "module", "name", &l->off_name) ||
-	    sym_member_offset(sym, near, "module", "core_layout", &core) ||
-	    sym_member_offset(sym, near, "module_layout", "base", &base) ||
-	    sym_member_offset(sym, near, "module_layout", "text_size", &text))
+	    text_from_dwarf(sym, near, l))
 		return -ENOENT;
-	l->off_base = core + base;
-	l->off_text_size = core + text;
 	/* Only sampling needs the exception table: a kernel without it still places modules. */
 	if (sym_member_offset(sym, near, "module", "extable", &l->off_extable) ||
 	    sym_member_offset(sym, near, "module", "num_exentries", &l->off_num_exentries))
@@ -364,7 +389,7 @@ int kmod_refresh(struct sym *sym, unwind_read_fn read, void *ctx)
 		return -ENOENT;
 	pthread_mutex_lock(&k->lock);
 	if (!k->layout_state)
-		k->layout_state = layout_from_dwarf(sym, &k->layout) == 0 ? 1 : -1;
+		k->layout_state = kmod_guest_layout_of(sym, &k->layout) == 0 ? 1 : -1;
 	/* A kernel without modules is asked on every stack with a stray PC: answer fast. */
 	if (k->layout_state < 0 || !(seen = calloc(KMOD_GUEST_MAX, sizeof(*seen)))) {
 		pthread_mutex_unlock(&k->lock);

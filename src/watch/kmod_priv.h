@@ -39,7 +39,7 @@ struct kmod_text {
 /* A module the guest has loaded (hw mode), as its struct module says. */
 struct kmod_placed {
 	char name[KMOD_NAME_MAX];
-	uint64_t base, text_size; /* core_layout.base and .text_size in the guest */
+	uint64_t base, text_size; /* its core text's start and size in the guest */
 	Dwfl_Module *mod;	  /* its .ko in the Dwfl (at a made-up place) */
 	struct kmod_text *text;	  /* its core text sections */
 	unsigned ntext;

@@ -303,6 +303,48 @@ static void test_list(void)
 	CHECK(system(cmd) == 0);
 }
 
+/*
+ * struct module read from a vmlinux's DWARF, in Linux 6.1's layout
+ * (core_layout) and in 6.4's (mem[]), both built from module-layout.c
+ * with the members at the same offsets; and a kernel with neither.
+ */
+static void test_layout_dwarf(void)
+{
+	static const char *const elves[] = { "tests/watch/kmods/module-layout-6.1.elf",
+					     "tests/watch/kmods/module-layout-6.4.elf" };
+	struct kmod_guest_layout l;
+	uint64_t head;
+	struct sym *s;
+	char why[256];
+	unsigned i;
+
+	for (i = 0; i < 2; i++) {
+		if (sym_open(elves[i], &s, why, sizeof(why)) != 0) {
+			fprintf(stderr, "test-kmod: %s\n", why);
+			CHECK(false);
+			continue;
+		}
+		CHECK_EQ_U64(sym_addr_of(s, "modules", 16, &head, NULL), 0);
+		CHECK_EQ_U64(kmod_guest_layout_of(s, &l), 0);
+		CHECK_EQ_U64(l.modules, head);
+		CHECK_EQ_U64(l.off_state, 0);
+		CHECK_EQ_U64(l.off_list, 8);
+		CHECK_EQ_U64(l.off_name, 24);
+		/* core_layout.base and .text_size; mem[MOD_TEXT].base and .size. */
+		CHECK_EQ_U64(l.off_base, 128);
+		CHECK_EQ_U64(l.off_text_size, i == 0 ? 140 : 136);
+		CHECK_EQ_U64(l.off_num_exentries, 296);
+		CHECK_EQ_U64(l.off_extable, 304);
+		sym_close(s);
+	}
+	/* symtest.elf has no module list: nothing to read. */
+	s = open_sym();
+	if (s) {
+		CHECK_EQ_U64(kmod_guest_layout_of(s, &l), -ENOENT);
+		sym_close(s);
+	}
+}
+
 int main(void)
 {
 	struct kmod_opts o = { .dir = KO_DIR, .note = note };
@@ -328,5 +370,6 @@ int main(void)
 	test_guest(sym);
 	sym_close(sym);
 	test_list();
+	test_layout_dwarf();
 	return check_exit_status("test-kmod");
 }

@@ -24,8 +24,13 @@
 
 /* x86-64 kernel stacks, task and IRQ: 16 KiB, aligned to their size (THREAD_SIZE). */
 #define LINUX_STACK_SIZE 0x4000ull
-/* The kernel's half of the address space (4-level paging's canonical upper half). */
-#define LINUX_KERNEL_START 0xffff800000000000ull
+/*
+ * The kernel's half of the address space: bit 63 set.  The half begins at
+ * 0xffff800000000000 under 4-level paging and at 0xff00000000000000 under
+ * 5-level (LA57, which Debian's kernels use where the CPU has it); the
+ * bit holds for both, and a non-canonical address fails the read below.
+ */
+#define LINUX_KERNEL_HALF (1ull << 63)
 
 /* --- how the engine and the reports read a Linux vCPU --------------------- */
 
@@ -285,7 +290,7 @@ static bool watchable(struct vcpu *vcpu, struct sampler *sp, const struct kvm_re
 		count(sp, &sp->n.on_stack);
 		return false;
 	}
-	if (h->addr < LINUX_KERNEL_START) {
+	if (!(h->addr & LINUX_KERNEL_HALF)) {
 		count(sp, &sp->n.user);
 		return false;
 	}

@@ -25,11 +25,19 @@
 
 void sample_modules_init(struct sampler *sp)
 {
+	struct kmod_guest_layout l;
 	uint64_t head;
 
 	/* CONFIG_MODULES: the list head kmod reads; without it nothing ever loads. */
 	sp->modules = sym_addr_of(sp->vm->sym, "modules", 16, &head, NULL) == 0 &&
 		      sym_modules(sp->vm->sym) != NULL;
+	/* A kernel with modules whose struct module kmod cannot read: said, not fatal. */
+	if (sp->modules && kmod_guest_layout_of(sp->vm->sym, &l) != 0) {
+		sp->modules = false;
+		log_warn("sampling: loaded modules will not be sampled: the vmlinux's DWARF "
+			 "has no struct module in a layout csan-vmm reads (list, state, name, "
+			 "and core_layout or mem[]); only the kernel's own text is");
+	}
 }
 
 static int function_at(void *ctx, uint64_t addr, uint64_t *start, uint64_t *size, const char **name)
