@@ -198,6 +198,13 @@ static void test_disk(void)
 	struct options o;
 	char msg[512];
 
+	/* --compare boots once per mode: a disk it writes is refused, a read-only one taken. */
+	expect_rejected(PARSE(&o, msg, "--compare", "--disk=root.img"), msg,
+			"--disk=root.img: --compare boots the guest once per mode, and each run "
+			"would find the last one's writes; add ,ro (--disk=root.img,ro)");
+	CHECK(PARSE(&o, msg, "--compare", "--disk=root.img,ro", "--run=true") == 0);
+	CHECK(o.compare && o.ndisks == 1 && o.workload.run != NULL);
+	options_free(&o);
 	CHECK(PARSE(&o, msg, "--disk=root.img,ro") == 0);
 	CHECK(o.ndisks == 1 && o.disks[0].ro && strcmp(o.disks[0].path, "root.img") == 0);
 	options_free(&o);

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "csan/abi.h"
@@ -15,6 +16,7 @@
 #include "vmm/run/guest_run.h"
 #include "vmm/run/options.h"
 #include "vmm/run/verdict.h"
+#include "vmm/run/workload_run.h"
 #include "vmm/kvm/probe.h"
 #include "vmm/guest/profile.h"
 #include "watch/report_log.h"
@@ -90,9 +92,14 @@ static int add_one_race(const struct report_log_race *race, void *ctx)
 	return compare_table_add_race(a->t, a->scenario, a->mode, race);
 }
 
-/* One scenario in one mode, its findings into @t.  Returns its exit status. */
+/*
+ * One scenario in one mode, its findings into @t.  @initrd: --run's
+ * initramfs (or --initrd's), built once so that every mode boots the same
+ * bytes.  Returns the run's exit status.
+ */
 static int run_one(struct compare_table *t, size_t si, enum compare_mode mode,
-		   const struct options *o, struct elf_guest *g, FILE *report_json)
+		   const struct options *o, struct elf_guest *g, FILE *report_json,
+		   const struct boot_initrd *initrd)
 {
 	struct compare_scenario *s = &t->scenarios[si];
 	struct compare_run *run = &s->run[mode];
@@ -105,6 +112,7 @@ static int run_one(struct compare_table *t, size_t si, enum compare_mode mode,
 		.hw_known = true,
 		.hw_unavailable = t->hw_available ? NULL : t->hw_note,
 		.report_json = report_json,
+		.initrd = *initrd,
 	};
 	struct guest_run_result res;
 
@@ -181,14 +189,18 @@ int compare_run(const struct options *o, struct elf_guest *g)
 		.modes = o->compare_modes,
 	};
 	struct compare_files cf = { 0 };
+	struct boot_initrd initrd = { 0 };
+	uint8_t *initrd_data = NULL;
 	int status = EXIT_USAGE, m;
 	size_t i;
 
-	if (compare_check(o, g) || add_scenarios(&t, o, g) || files_open(&cf, o) || pick_modes(&t))
+	if (compare_check(o, g) || add_scenarios(&t, o, g) || files_open(&cf, o) ||
+	    pick_modes(&t) || workload_run_build(o, &initrd_data, &initrd.len))
 		goto out;
+	initrd.data = initrd_data;
 	for (i = 0; i < t.nscenarios; i++)
 		for_each_mode (m, compare_table_shown(&t)) {
-			if (run_one(&t, i, (enum compare_mode)m, o, g, cf.report_json) ==
+			if (run_one(&t, i, (enum compare_mode)m, o, g, cf.report_json, &initrd) ==
 			    EXIT_INTERRUPTED)
 				goto stopped;
 		}
@@ -206,6 +218,7 @@ stopped:
 	log_error("exit status %d (%s): the most serious of --compare's runs", status,
 		  verdict_word(status));
 out:
+	free(initrd_data);
 	files_close(&cf);
 	compare_table_free(&t);
 	return status;

@@ -235,7 +235,9 @@ void options_usage(FILE *f)
 		"                        soft, hw and sample (e.g. soft,hw,sample); sample:\n"
 		"                        a Linux kernel with its vmlinux, the --sample-*\n"
 		"                        knobs apply, and its column counts the sampler's\n"
-		"                        reports only, not the kernel's own KCSAN's\n"
+		"                        reports only, not the kernel's own KCSAN's.\n"
+		"                        --run's workload runs in each mode from one\n"
+		"                        initramfs; a --disk must be ,ro\n"
 		"      --compare-json=FILE  also write the comparison to FILE as JSON\n"
 		"  -q, --quiet           print only the guest console, findings and the\n"
 		"                        closing summary line (no start line, no\n"
@@ -678,9 +680,12 @@ static int check_combinations(struct options *o, FILE *errf)
 	if (o->workload.prebuilt && !(o->workload.initrd && o->workload.run))
 		return usage_error(errf, "--workload-in-initrd: only with --initrd and --run "
 					 "(it says --initrd holds --run's archive already)");
-	if (o->compare && (o->workload.run || o->workload.initrd))
-		return usage_error(errf, "--compare: not with --run or --initrd yet; run the "
-					 "workload in one mode at a time (--watch)");
+	/* Each mode boots the guest anew: a disk it writes would not be the same disk. */
+	if (o->compare && o->ndisks && !o->disks[0].ro)
+		return usage_error(errf, "--disk=%s: --compare boots the guest once per mode, and "
+					 "each run would find the last one's writes; add ,ro "
+					 "(--disk=%s,ro)",
+				   o->disks[0].path, o->disks[0].path);
 	if (o->scenario && strcmp(o->scenario, OPT_ALL_SCENARIOS) == 0 && !o->compare)
 		return usage_error(errf, "--scenario=all: only with --compare; add --compare, "
 					 "or name one scenario (--scenario=list lists them)");
