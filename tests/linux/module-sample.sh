@@ -32,7 +32,7 @@ require_module_kernel
 run_sample_once() {
 	timeout "$VMM_WALL_LIMIT" "$VMM" --cpus=2 --memory=256M --timeout="$LINUX_TIMEOUT" \
 		--watch=sample --seed=26 --sample-only=race_test_plain_read,race_test_plain_write \
-		--sample-period=60000 \
+		--sample-period=60000 --report-json="$work/r.json" \
 		--add="$ko:/csan_race_test.ko" \
 		--run='insmod /csan_race_test.ko csan_race_test=racy-plain csan_race_test_ms=8000' \
 		"$kernel" </dev/null >"$out" 2>"$err"
@@ -65,6 +65,11 @@ echo "sampling: $1 armed, $2 hits, $3 watches, $4 trapped, $5 changed, $6 report
 [ "$4" -gt 0 ] || fail "no data watch caught the other side in $3 watches"
 [ "$7" = 0 ] || fail "$7 of the trapped accesses taken for marked ones: the race test's are plain"
 expect_err "^csan-vmm: sampling modules: [0-9]+ looks at the list, 1 modules sampled \\($msites sites\\), 0 reads that failed; "
+# The same counters in --report-json's sampling record, just before the exit record.
+rec=$(tail -n 2 "$work/r.json" | head -n 1)
+want="{\"type\":\"sampling\",\"sites\":0,\"armed\":$1,\"hits\":$2,\"skipped\":{.*},\"retired_rewritten\":0,\"watches\":$3,\"trapped\":$4,\"marked\":$7,\"changed\":$5,\"reports\":$6,\"modules\":{\"looks\":[0-9]+,\"sampled\":1,\"sites\":$msites,\"failed\":0,"
+echo "$rec" | grep -Eq "^$want" || fail "the sampling record is not the counters line's: $rec"
+tail -n 1 "$work/r.json" | grep -q '^{"type":"exit",' || fail "the exit record is not the last"
 # Looked at every 100 ms for the whole case (8 s of it alone), whatever the period.
 looks=$(sed -n 's/^csan-vmm: sampling modules: \([0-9]*\) looks at the list, .*/\1/p' "$err")
 [ "${looks:-0}" -ge 40 ] || fail "the module list was read ${looks:-0} times in an 8 s case, at --sample-period=60000"

@@ -497,6 +497,9 @@ int guest_run(struct elf_guest *g, const struct guest_run_opts *ro, struct guest
 		hw_watch_print_stats(vm, stderr);
 		sample_print_stats(vm, stderr);
 	}
+	/* Before the exit record, which stays the file's last. */
+	if (ro->report_json)
+		sample_json_stats(vm, ro->report_json);
 	res->status = conclude(vm, prof, ro, &res->outcome, report_log_total(pipe.log));
 	/* The caller reads the races after the symbols are gone: they are plain strings. */
 	res->log = pipe.log;

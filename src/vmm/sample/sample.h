@@ -72,4 +72,11 @@ int sample_knob_set(struct vm *vm, const struct sample_knob *k, uint32_t v);
 /* sample_print_stats - sampling's counters, one line on @f; nothing when not sampling. */
 void sample_print_stats(struct vm *vm, FILE *f);
 
+/*
+ * sample_json_stats - the same counters as --report-json's "sampling"
+ * record, one line on @f (written whatever --quiet says); nothing when not
+ * sampling.
+ */
+void sample_json_stats(struct vm *vm, FILE *f);
+
 #endif /* CSAN_VMM_SAMPLE_H */

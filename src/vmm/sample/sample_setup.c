@@ -336,16 +336,26 @@ int sample_attach(struct vm *vm, const struct sample_opts *o, char *why, size_t 
 	return 0;
 }
 
-void sample_print_stats(struct vm *vm, FILE *f)
+/* @vm's sampler and a copy of its counters, or NULL when it is not sampled. */
+static struct sampler *counts_of(struct vm *vm, struct sample_counts *n)
 {
 	struct sampler *sp = vm->sample;
+
+	if (sp) {
+		pthread_mutex_lock(&sp->lock);
+		*n = sp->n;
+		pthread_mutex_unlock(&sp->lock);
+	}
+	return sp;
+}
+
+void sample_print_stats(struct vm *vm, FILE *f)
+{
 	struct sample_counts n;
+	struct sampler *sp = counts_of(vm, &n);
 
 	if (!sp)
 		return;
-	pthread_mutex_lock(&sp->lock);
-	n = sp->n;
-	pthread_mutex_unlock(&sp->lock);
 	fprintf(f,
 		LOG_PREFIX "sampling: %zu sites in the table, %" PRIu64
 			   " code breakpoints armed, %" PRIu64 " hits; skipped: %" PRIu64
@@ -360,4 +370,30 @@ void sample_print_stats(struct vm *vm, FILE *f)
 		sp->sites, n.draws, n.hits, n.on_stack, n.user, n.unreadable, n.no_slot, n.stale,
 		n.rewritten, n.hit_rewritten, n.watches, n.trapped, n.marked, n.changed, n.reports);
 	sample_modules_print(sp, &n, f);
+}
+
+void sample_json_stats(struct vm *vm, FILE *f)
+{
+	struct sample_counts n;
+	struct sampler *sp = counts_of(vm, &n);
+
+	if (!sp)
+		return;
+	fprintf(f,
+		"{\"type\":\"sampling\",\"sites\":%zu,\"armed\":%" PRIu64 ",\"hits\":%" PRIu64
+		",\"skipped\":{\"on_stack\":%" PRIu64 ",\"not_kernel\":%" PRIu64
+		",\"unreadable\":%" PRIu64 ",\"no_register\":%" PRIu64 ",\"redrawn\":%" PRIu64
+		",\"hit_rewritten\":%" PRIu64 "},\"retired_rewritten\":%" PRIu64
+		",\"watches\":%" PRIu64 ",\"trapped\":%" PRIu64 ",\"marked\":%" PRIu64
+		",\"changed\":%" PRIu64 ",\"reports\":%" PRIu64,
+		sp->sites, n.draws, n.hits, n.on_stack, n.user, n.unreadable, n.no_slot, n.stale,
+		n.hit_rewritten, n.rewritten, n.watches, n.trapped, n.marked, n.changed, n.reports);
+	if (__atomic_load_n(&sp->modules, __ATOMIC_RELAXED) || n.polls)
+		fprintf(f,
+			",\"modules\":{\"looks\":%" PRIu64 ",\"sampled\":%" PRIu64
+			",\"sites\":%" PRIu64 ",\"failed\":%" PRIu64 ",\"went_away\":%" PRIu64
+			",\"sites_retired\":%" PRIu64 ",\"breakpoints_moved\":%" PRIu64 "}",
+			n.polls, n.mod_added, n.mod_sites, n.mod_failed, n.mod_removed,
+			n.mod_retired, n.mod_moved);
+	fputs("}\n", f);
 }
