@@ -80,6 +80,30 @@ function check_report(   i, s) {
 				return
 			}
 		}
+	# csan-vmm prints every report of the csan guest: one "Seen by:" line
+	# naming a mechanism per side, each with its access in parentheses;
+	# and the guest's one task per CPU cannot race with itself.
+	if (ENVIRON["CSAN_REPORT_TASK_RULE"] == "cpu+1") {
+		nseen = 0
+		for (i = 2; i <= nl; i++)
+			if (line[i] ~ /^Seen by: /) {
+				nseen++
+				seen = line[i]
+			}
+		if (nseen != 1 || gsub(/\(/, "(", seen) != nsides) {
+			print "report " nreports " (line " start "): " nseen " \"Seen by:\" lines, not one naming each of its " nsides " sides:"
+			show_report()
+			bad++
+			return
+		}
+		if (nsides == 2 && acc[1] ~ /by task / && acc[2] ~ /by task / &&
+		    substr(acc[1], index(acc[1], " by task ")) == substr(acc[2], index(acc[2], " by task "))) {
+			print "report " nreports " (line " start "): both sides are the same task on the same CPU:"
+			show_report()
+			bad++
+			return
+		}
+	}
 	for (s = 1; s <= nshapes; s++)
 		if (fits(s))
 			return
