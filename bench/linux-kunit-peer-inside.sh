@@ -4,7 +4,8 @@
 # csan-vmm in soft mode and csan-vmm in hw mode, one after the other,
 # ROUNDS times, so that the emulated host's slow moments fall on all three
 # alike.  Prints one line per run: "kunit-peer: NAME ROUND PASS FAIL SKIP
-# SECONDS FAILED-CASES..." (PASS "none" when the suite did not finish).
+# SECONDS FAILED-CASES..." (PASS "none" when the suite did not finish,
+# followed by the run's last lines as "kunit-peer-why: NAME ROUND: LINE").
 # NAMEs (qemu-kvm, csan-soft, csan-hw; default all three) pick the runs.
 rounds=${1:-10}
 [ $# -gt 0 ] && shift
@@ -21,6 +22,8 @@ run() {
 	failed=$(sed -n 's/^ \{4\}not ok [0-9]* \(test_[a-z0-9_]*\)$/\1/p' /tmp/k.txt | tr '\n' ' ')
 	secs=$(echo "$start $end" | awk '{ printf "%.1f", $2 - $1 }')
 	echo "kunit-peer: $name $i ${res:-none - -} $secs $failed"
+	# A suite that did not finish: how the run ended, in its own last words.
+	[ -n "$res" ] || tail -n 12 /tmp/k.txt | sed "s/^/kunit-peer-why: $name $i: /"
 }
 i=0
 while [ "$i" -lt "$rounds" ]; do

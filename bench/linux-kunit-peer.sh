@@ -40,7 +40,7 @@ vmlinux=$("$src/tools/linux/build-vmlinux.sh" -q --fragment "$tmp/kcsan-once.con
 	tail -n 20 "$tmp/peer.log"
 	exit 1
 }
-grep '^kunit-peer: ' "$tmp/peer.log" | sed 's/^/linux-kunit-peer: run: /'
+grep -E '^kunit-peer(-why)?: ' "$tmp/peer.log" | sed 's/^/linux-kunit-peer: run: /'
 awk -v ms="$once_ms" -v rounds="$rounds" '$1 == "kunit-peer:" {
 	name = $2; n[name]++
 	if ($4 == "none") { counts[name] = counts[name] " -"; unfinished[name]++; next }
