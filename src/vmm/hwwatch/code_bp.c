@@ -161,8 +161,8 @@ int hw_code_late_step(struct vcpu *vcpu)
 	if (!(r.rflags & RFLAGS_TF))
 		return VCPU_DEFAULT;
 	pthread_mutex_lock(&hw->lock);
-	if (hw->steps_given_up) {
-		hw->steps_given_up--;
+	if (__atomic_load_n(&hw->steps_given_up, __ATOMIC_RELAXED)) {
+		__atomic_fetch_sub(&hw->steps_given_up, 1, __ATOMIC_RELAXED);
 		hw->code_late_steps++;
 		ours = true;
 	}

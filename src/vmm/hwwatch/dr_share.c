@@ -182,8 +182,9 @@ void hw_code_step_give_up(struct vcpu *vcpu)
 	/* Unreadable: counted, as the safer guess. */
 	if (ioctl(vcpu->fd, KVM_GET_REGS, &r) == 0 && r.rip == hv->code_stop.rip)
 		return;
+	/* Atomic: hw_code_late_step looks at it without the lock first. */
 	pthread_mutex_lock(&hw->lock);
-	hw->steps_given_up++;
+	__atomic_fetch_add(&hw->steps_given_up, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&hw->lock);
 }
 

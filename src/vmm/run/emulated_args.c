@@ -78,7 +78,7 @@ static unsigned long long emu_memory_mb(const struct options *o, const struct em
 
 static unsigned emu_timeout(const struct options *o)
 {
-	/* --compare runs the guest twice per scenario, each up to --timeout. */
+	/* --compare runs the guest once per mode and scenario, each up to --timeout. */
 	if (!o->timeout_s || o->compare)
 		return EMU_TIMEOUT_NONE_S;
 	return o->timeout_s + EMU_TIMEOUT_MARGIN_S;

@@ -28,7 +28,8 @@
  * The kernel's half of the address space: bit 63 set.  The half begins at
  * 0xffff800000000000 under 4-level paging and at 0xff00000000000000 under
  * 5-level (LA57, which Debian's kernels use where the CPU has it); the
- * bit holds for both, and a non-canonical address fails the read below.
+ * bit holds for both.  An address with it set that is not canonical in
+ * the guest's mode is not told apart: its instruction is about to fault.
  */
 #define LINUX_KERNEL_HALF (1ull << 63)
 
