@@ -42,23 +42,26 @@
 static int find_running(struct vm *vm, struct vcpu *vcpu, void *ctx)
 {
 	struct sampler *sp = ctx;
-	struct {
+	/* struct kvm_msrs and the room for its one entry (a flexible array). */
+	union {
 		struct kvm_msrs head;
-		struct kvm_msr_entry e;
-	} m = { .head.nmsrs = 1, .e.index = MSR_LSTAR };
+		uint8_t room[sizeof(struct kvm_msrs) + sizeof(struct kvm_msr_entry)];
+	} m = { .head.nmsrs = 1 };
+	struct kvm_msr_entry *e = &m.head.entries[0];
 	struct kvm_translation t;
 	const struct elf_segment *s;
 
 	(void)vm;
 	if (__atomic_load_n(&sp->running, __ATOMIC_ACQUIRE) || vcpu->id != 0)
 		return -1;
-	if (ioctl(vcpu->fd, KVM_GET_MSRS, &m) != 1 || !m.e.data)
+	e->index = MSR_LSTAR;
+	if (ioctl(vcpu->fd, KVM_GET_MSRS, &m) != 1 || !e->data)
 		return -1;
-	t = (struct kvm_translation){ .linear_address = m.e.data };
+	t = (struct kvm_translation){ .linear_address = e->data };
 	s = sample_segment_of(sp->vm->image, sp->entry_syscall, 1);
 	if (ioctl(vcpu->fd, KVM_TRANSLATE, &t) < 0 || !t.valid || !s)
 		return -1;
-	sp->virt_off = (int64_t)(m.e.data - sp->entry_syscall);
+	sp->virt_off = (int64_t)(e->data - sp->entry_syscall);
 	sp->phys_off = (int64_t)(t.physical_address - (s->paddr + (sp->entry_syscall - s->vaddr)));
 	pthread_mutex_lock(&sp->lock);
 	sample_pool_set_offset(sp->pool, sp->virt_off);
